@@ -1,0 +1,16 @@
+{
+  "targets": [
+    {
+      "target_name": "sessionbrake",
+      "sources": [
+        "native/addon.cc", "native/errors.cc", "native/file_watch.cc", "native/pidfd.cc",
+        "native/poll_handle.cc", "native/psi_trigger.cc", "native/sd_notify.cc"
+      ],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions", "-std=gnu++14", "-std=gnu++17"],
+      "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-fexceptions"]
+    }
+  ]
+}
