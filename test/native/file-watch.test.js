@@ -1,0 +1,140 @@
+// @ts-check
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { FileWatch } = require('../../dist/native.js');
+const { countFds, waitFor, sleep } = require('../support/proc.js');
+
+/** A fresh directory with `n` empty files; returns their paths. */
+function files(n) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-watch-'));
+  return Array.from({ length: n }, (_, i) => {
+    const f = path.join(dir, `f${i}`);
+    fs.writeFileSync(f, '');
+    return f;
+  });
+}
+
+/** A watch that records its events. */
+function recorder() {
+  /** @type {Array<{path: string, kind: string}>} */
+  const events = [];
+  const watch = new FileWatch((e) => events.push(e));
+  return { watch, events };
+}
+
+test('a modified file is reported with its path', async () => {
+  const [f] = files(1);
+  const { watch, events } = recorder();
+  watch.add(f);
+  assert.equal(watch.size, 1);
+  fs.appendFileSync(f, 'x');
+  await waitFor('a modified event', () => events.length > 0);
+  assert.deepEqual(events, [{ path: f, kind: 'modified' }]);
+  watch.close();
+});
+
+test('a deleted file is reported gone once, and its watch is released', async () => {
+  const [f] = files(1);
+  const { watch, events } = recorder();
+  watch.add(f);
+  fs.unlinkSync(f);
+  await waitFor('a gone event', () => events.some((e) => e.kind === 'gone'));
+  await sleep(50);
+  assert.deepEqual(events.filter((e) => e.kind === 'gone'), [{ path: f, kind: 'gone' }]);
+  assert.equal(watch.size, 0);
+  watch.close();
+});
+
+test('10,000 rapid writes yield a bounded number of callbacks', async () => {
+  const [f, g] = files(2);
+  const { watch, events } = recorder();
+  watch.add(f);
+  watch.add(g);
+  const fd = fs.openSync(f, 'a');
+  for (let i = 0; i < 10_000; i++) {
+    fs.writeSync(fd, 'x');
+    if (i % 2500 === 0) fs.appendFileSync(g, 'y');
+  }
+  fs.closeSync(fd);
+  await waitFor('the burst to be reported', () => events.some((e) => e.path === f));
+  await sleep(100);
+  const forF = events.filter((e) => e.path === f).length;
+  const forG = events.filter((e) => e.path === g).length;
+  // All writes happen within one loop turn: one callback per file is the ideal; the kernel
+  // may split its queue, so allow a few, never anything near one per write.
+  assert.ok(forF >= 1 && forF <= 3, `callbacks for the busy file: ${forF}`);
+  assert.ok(forG >= 1 && forG <= 3, `callbacks for the second file: ${forG}`);
+  watch.close();
+});
+
+test('1,000 watches opened and closed leave no fd behind', () => {
+  const paths = files(10);
+  const before = countFds();
+  for (let i = 0; i < 1000; i++) {
+    const w = new FileWatch(() => {});
+    w.add(paths[i % paths.length]);
+    w.close();
+  }
+  const many = new FileWatch(() => {});
+  for (const p of paths) many.add(p);
+  assert.equal(countFds(), before + 1, 'one inotify fd serves many files');
+  many.close();
+  assert.equal(countFds(), before);
+});
+
+test('a removed file is no longer reported; removing twice says false', async () => {
+  const [f, g] = files(2);
+  const { watch, events } = recorder();
+  watch.add(f);
+  watch.add(g);
+  assert.equal(watch.remove(f), true);
+  assert.equal(watch.remove(f), false);
+  fs.appendFileSync(f, 'x');
+  fs.appendFileSync(g, 'x');
+  await waitFor('the other file', () => events.length > 0);
+  await sleep(50);
+  assert.deepEqual(events, [{ path: g, kind: 'modified' }]);
+  watch.close();
+});
+
+test('watching a missing file fails naming the syscall, the errno and the path', () => {
+  const { watch } = recorder();
+  const missing = path.join(os.tmpdir(), 'sb-no-such-dir', 'memory.events');
+  assert.throws(() => watch.add(missing), {
+    code: 'ENOENT',
+    syscall: 'inotify_add_watch',
+    path: missing,
+    message: `inotify_add_watch ${missing}: No such file or directory (ENOENT)`,
+  });
+  watch.close();
+});
+
+test('a closed watch never calls back', async () => {
+  const [f] = files(1);
+  const { watch, events } = recorder();
+  watch.add(f);
+  fs.appendFileSync(f, 'x');
+  watch.close(); // the event is queued in the kernel; it must not arrive
+  assert.throws(() => watch.add(f), { code: 'EBADF' });
+  await sleep(50);
+  assert.deepEqual(events, []);
+});
+
+test('an exception thrown by the callback surfaces as an uncaught exception', async () => {
+  const { spawnSync } = require('node:child_process');
+  const [f] = files(1);
+  const script = `
+    const { FileWatch } = require(${JSON.stringify(require.resolve('../../dist/native.js'))});
+    process.on('uncaughtException', (e) => { console.log('uncaught:' + e.message); process.exit(0); });
+    setTimeout(() => process.exit(3), 5000);
+    const w = new FileWatch(() => { throw new Error('boom'); });
+    w.add(${JSON.stringify(f)});
+    require('node:fs').appendFileSync(${JSON.stringify(f)}, 'x');
+  `;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 10000 });
+  assert.match(r.stdout, /uncaught:boom\n/);
+});
