@@ -21,6 +21,10 @@ const root = path.resolve(__dirname, '..');
 const testFile = (name) => path.join(root, 'test/native', `${name}.test.js`);
 const OURS = /sessionbrake\.node|native\/[a-z_]+\.(cc|h)\b/;
 let failed = 0;
+// Under `node --test`, a child test file would otherwise report to the parent in its binary
+// protocol instead of TAP.
+const childEnv = { ...process.env };
+delete childEnv.NODE_TEST_CONTEXT;
 
 function summary(stdout) {
   return stdout.split('\n').filter((l) => /^not ok|^# (pass|fail)/.test(l)).join('; ');
@@ -31,11 +35,11 @@ function runAsan() {
   if (build.status !== 0) throw new Error(`ASan build failed:\n${build.stdout}\n${build.stderr}`);
   const libasan = spawnSync('gcc', ['-print-file-name=libasan.so'], { encoding: 'utf8' }).stdout.trim();
   for (const name of ['pidfd', 'file-watch', 'psi-trigger', 'sd-notify']) {
-    const r = spawnSync(process.execPath, ['--expose-gc', testFile(name)], {
+    const r = spawnSync(process.execPath, ['--expose-gc', '--test-reporter=tap', testFile(name)], {
       encoding: 'utf8',
       maxBuffer: 64 << 20,
       env: {
-        ...process.env,
+        ...childEnv,
         LD_PRELOAD: libasan,
         SESSIONBRAKE_ADDON: path.join(root, 'build-asan/Release/sessionbrake.node'),
         // Node keeps allocations until exit on purpose: report leaks, judge them here.
@@ -65,8 +69,8 @@ function runValgrind() {
     const r = spawnSync(
       'valgrind',
       ['--tool=memcheck', '--leak-check=full', '--show-leak-kinds=definite', '--xml=yes', `--xml-file=${xml}`,
-        '--num-callers=40', process.execPath, '--expose-gc', testFile(name)],
-      { encoding: 'utf8', maxBuffer: 64 << 20 },
+        '--num-callers=40', process.execPath, '--expose-gc', '--test-reporter=tap', testFile(name)],
+      { encoding: 'utf8', maxBuffer: 64 << 20, env: childEnv },
     );
     const report = fs.existsSync(xml) ? fs.readFileSync(xml, 'utf8') : '';
     const errors = [...report.matchAll(/<error>([\s\S]*?)<\/error>/g)].map((m) => m[1]);
