@@ -1,0 +1,93 @@
+/**
+ * Thin readers over the parsers: one cgroup's memory figures, read from its directory.
+ * A cgroup that vanished while we read it (the session ended) is a CgroupGoneError, never a crash.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseFlatKeyed, parseLimit, parsePressure, parseRequiredKeys, parseSingle } from './parse';
+
+/** The root of the cgroup v2 hierarchy. */
+export const CGROUP_ROOT = '/sys/fs/cgroup';
+
+/** The cgroup directory behind systemd's ControlGroup property ("/user.slice/..."). */
+export function cgroupDir(controlGroup: string, root = CGROUP_ROOT): string {
+  return path.join(root, controlGroup);
+}
+
+/** The cgroup is gone (ENOENT, or ENODEV from a file of a cgroup being removed). */
+export class CgroupGoneError extends Error {
+  readonly dir: string;
+  constructor(dir: string) {
+    super(`cgroup ${dir} is gone`);
+    this.name = 'CgroupGoneError';
+    this.dir = dir;
+  }
+}
+
+function isGone(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENODEV';
+}
+
+/** Read one file of a cgroup; CgroupGoneError when the cgroup vanished. */
+export function readCgroupFile(dir: string, name: string): string {
+  try {
+    return fs.readFileSync(path.join(dir, name), 'utf8');
+  } catch (err) {
+    if (isGone(err)) throw new CgroupGoneError(dir);
+    throw err;
+  }
+}
+
+/** Everything the stall detector and `sbctl status` need from one cgroup at one instant. */
+export interface MemorySample {
+  /** When it was read: a monotonic clock in ms (performance.now()-like; only differences matter). */
+  atMs: number;
+  currentBytes: number;
+  highBytes: number;
+  maxBytes: number;
+  swapMaxBytes: number;
+  anonBytes: number;
+  shmemBytes: number;
+  fileBytes: number;
+  /** memory.events.local `high`: times this cgroup's own brake was breached. */
+  ownHighEvents: number;
+  /** memory.pressure `full total` (µs) and `some total`. */
+  pressureFullUs: number;
+  pressureSomeUs: number;
+  /** cpu.stat usage_usec; undefined when the cpu controller is not enabled here. */
+  cpuUsageUs: number | undefined;
+}
+
+function optional(dir: string, name: string): string | undefined {
+  try {
+    return readCgroupFile(dir, name);
+  } catch (err) {
+    if (err instanceof CgroupGoneError && fs.existsSync(dir)) return undefined; // file absent, cgroup there
+    throw err;
+  }
+}
+
+/** Read a MemorySample from the cgroup directory `dir`. */
+export function readMemorySample(dir: string, atMs: number): MemorySample {
+  const f = (name: string): string => readCgroupFile(dir, name);
+  const stat = parseRequiredKeys(f('memory.stat'), path.join(dir, 'memory.stat'), ['anon', 'shmem', 'file'] as const);
+  const eventsLocal = parseRequiredKeys(f('memory.events.local'), path.join(dir, 'memory.events.local'), ['high'] as const);
+  const pressure = parsePressure(f('memory.pressure'), path.join(dir, 'memory.pressure'));
+  const cpu = optional(dir, 'cpu.stat');
+  const swapMax = optional(dir, 'memory.swap.max');
+  return {
+    atMs,
+    currentBytes: parseSingle(f('memory.current'), path.join(dir, 'memory.current')),
+    highBytes: parseLimit(f('memory.high'), path.join(dir, 'memory.high')),
+    maxBytes: parseLimit(f('memory.max'), path.join(dir, 'memory.max')),
+    swapMaxBytes: swapMax === undefined ? Infinity : parseLimit(swapMax, path.join(dir, 'memory.swap.max')),
+    anonBytes: stat.anon,
+    shmemBytes: stat.shmem,
+    fileBytes: stat.file,
+    ownHighEvents: eventsLocal.high,
+    pressureFullUs: pressure.full?.totalUs ?? 0,
+    pressureSomeUs: pressure.some.totalUs,
+    cpuUsageUs: cpu === undefined ? undefined : parseFlatKeyed(cpu, path.join(dir, 'cpu.stat')).usage_usec,
+  };
+}

@@ -1,0 +1,35 @@
+// @ts-check
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { readMemorySample, CgroupGoneError, cgroupDir } = require('../../../dist/cgroup/read.js');
+
+const fixture = path.resolve(__dirname, '../../fixtures/cgroup/sessions.slice/wedged.scope');
+
+test('a memory sample is read from a (fake) cgroup directory', () => {
+  const s = readMemorySample(fixture, 1016);
+  assert.deepEqual(s, {
+    atMs: 1016, currentBytes: 69033984, highBytes: 67108864, maxBytes: Infinity, swapMaxBytes: 0,
+    anonBytes: 68808704, shmemBytes: 0, fileBytes: 0, ownHighEvents: 192,
+    pressureFullUs: 7300751, pressureSomeUs: 7251847, cpuUsageUs: 647753,
+  });
+});
+
+test('a cgroup without cpu.stat or memory.swap.max still reads', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-cg-'));
+  fs.cpSync(fixture, dir, { recursive: true });
+  fs.rmSync(path.join(dir, 'cpu.stat'));
+  fs.rmSync(path.join(dir, 'memory.swap.max'));
+  const s = readMemorySample(dir, 0);
+  assert.equal(s.cpuUsageUs, undefined);
+  assert.equal(s.swapMaxBytes, Infinity);
+});
+
+test('a vanished cgroup is a CgroupGoneError naming it', () => {
+  const dir = path.join(os.tmpdir(), 'sb-no-such-cgroup');
+  assert.throws(() => readMemorySample(dir, 0), (err) => err instanceof CgroupGoneError && err.message === `cgroup ${dir} is gone`);
+  assert.equal(cgroupDir('/user.slice/a.scope', '/sys/fs/cgroup'), '/sys/fs/cgroup/user.slice/a.scope');
+});
