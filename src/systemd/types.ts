@@ -1,0 +1,57 @@
+/** What the service needs of systemd's user manager: one small interface, for fakes and for the real one. */
+
+/** One unit (a session's scope or service, or a slice) as the manager describes it. */
+export interface UnitInfo {
+  unit: string;
+  /** 32 hex digits; changes each time the unit is started anew under the same name. */
+  invocationId: string;
+  /** The cgroup path below /sys/fs/cgroup ("/user.slice/.../sessions.slice/a.scope"); "" when none. */
+  controlGroup: string;
+  slice: string;
+  activeState: string;
+  /** Bytes; Infinity when unlimited. */
+  memoryHigh: number;
+  memoryMax: number;
+  memorySwapMax: number;
+}
+
+/** Memory properties that may be changed on a running unit. */
+export interface MemoryProps {
+  memoryHigh?: number;
+  memoryMax?: number;
+  memorySwapMax?: number;
+}
+
+export interface TransientScope extends MemoryProps {
+  name: string;
+  slice: string;
+  pids: number[];
+  description?: string;
+}
+
+export type UnitEvent =
+  | { type: 'unit-new'; unit: string }
+  | { type: 'unit-removed'; unit: string }
+  | { type: 'unit-changed'; unit: string; changed: string[] };
+
+export interface UserManager {
+  /** The active units of these slices (direct children), with their properties. */
+  listSliceUnits(slices: readonly string[]): Promise<UnitInfo[]>;
+  /** One unit's properties; undefined when systemd does not know it. */
+  getUnit(unit: string): Promise<UnitInfo | undefined>;
+  /** SetUnitProperties(runtime=true): the change lasts until the unit stops or the manager reloads. */
+  setMemory(unit: string, props: MemoryProps): Promise<void>;
+  /** StartTransientUnit for a scope around `pids`; resolves when its start job is done. */
+  startScope(scope: TransientScope): Promise<void>;
+  reload(): Promise<void>;
+  enableUnitFiles(paths: readonly string[]): Promise<void>;
+  disableUnitFiles(names: readonly string[]): Promise<void>;
+  startUnit(unit: string): Promise<void>;
+  stopUnit(unit: string): Promise<void>;
+  restartUnit(unit: string): Promise<void>;
+  /** UnitNew, UnitRemoved and PropertiesChanged of units, as they come. */
+  onUnitEvent(listener: (event: UnitEvent) => void): void;
+  /** Called once if the bus connection is lost (the service exits; systemd restarts it). */
+  onLost(listener: (err: Error) => void): void;
+  close(): void;
+}

@@ -1,0 +1,232 @@
+/**
+ * The UserManager over dbus-next. Only raw messages are used: no proxy objects, since
+ * dbus-next's removeMatch is broken and each proxy would leak match rules (design.md §9).
+ * Two match rules are added, once: Manager signals, and PropertiesChanged under the unit path.
+ */
+import * as dbus from 'dbus-next';
+import { unitFromObjectPath, unitObjectPath } from './names';
+import type { MemoryProps, TransientScope, UnitEvent, UnitInfo, UserManager } from './types';
+import { invocationIdFromBus, limitFromBus, limitToBus } from './values';
+
+const SYSTEMD = 'org.freedesktop.systemd1';
+const MANAGER_PATH = '/org/freedesktop/systemd1';
+const MANAGER = `${SYSTEMD}.Manager`;
+const PROPERTIES = 'org.freedesktop.DBus.Properties';
+
+/** A systemd job did not end in "done". */
+export class JobFailedError extends Error {
+  readonly unit: string;
+  readonly result: string;
+  constructor(what: string, unit: string, result: string) {
+    super(`${what} ${unit}: the job ended "${result}" (see journalctl --user -u ${unit})`);
+    this.name = 'JobFailedError';
+    this.unit = unit;
+    this.result = result;
+  }
+}
+
+/** How long a start/stop job may take before we stop waiting: systemd's own default start timeout is 90 s. */
+const JOB_TIMEOUT_MS = 90_000;
+
+type Variants = Record<string, dbus.Variant>;
+
+export class DbusUserManager implements UserManager {
+  private readonly bus: dbus.MessageBus;
+  private readonly unitListeners: Array<(e: UnitEvent) => void> = [];
+  private readonly lostListeners: Array<(e: Error) => void> = [];
+  /** Jobs that ended before their caller asked: job path -> result. */
+  private readonly finishedJobs = new Map<string, string>();
+  private readonly jobWaiters = new Map<string, (result: string) => void>();
+  private lost = false;
+
+  private constructor(bus: dbus.MessageBus) {
+    this.bus = bus;
+    bus.on('message', (msg) => this.dispatch(msg));
+    bus.on('error', (err: unknown) => this.fail(err instanceof Error ? err : new Error(String(err))));
+  }
+
+  /** Connect to the user bus at `busAddress`, add the match rules and Subscribe(). */
+  static async connect(busAddress: string): Promise<DbusUserManager> {
+    const bus = dbus.sessionBus({ busAddress });
+    const connected = new Promise<void>((resolve, reject) => {
+      bus.once('connect', () => resolve());
+      bus.once('error', (err: unknown) => reject(new Error(`cannot connect to the user bus at ${busAddress}: ${String((err as Error)?.message ?? err)}`)));
+    });
+    await connected;
+    const m = new DbusUserManager(bus);
+    await m.addMatch(`type='signal',sender='${SYSTEMD}',interface='${MANAGER}'`);
+    await m.addMatch(`type='signal',sender='${SYSTEMD}',interface='${PROPERTIES}',member='PropertiesChanged',path_namespace='${MANAGER_PATH}/unit'`);
+    await m.managerCall('Subscribe', '', []);
+    return m;
+  }
+
+  private fail(err: Error): void {
+    if (this.lost) return;
+    this.lost = true;
+    for (const l of this.lostListeners) l(err);
+  }
+
+  private async addMatch(rule: string): Promise<void> {
+    await this.bus.call(
+      new dbus.Message({
+        destination: 'org.freedesktop.DBus',
+        path: '/org/freedesktop/DBus',
+        interface: 'org.freedesktop.DBus',
+        member: 'AddMatch',
+        signature: 's',
+        body: [rule],
+      }),
+    );
+  }
+
+  private async call(path: string, iface: string, member: string, signature: string, body: unknown[]): Promise<unknown[]> {
+    const reply = await this.bus.call(new dbus.Message({ destination: SYSTEMD, path, interface: iface, member, signature, body }));
+    return (reply?.body ?? []) as unknown[];
+  }
+
+  private managerCall(member: string, signature: string, body: unknown[]): Promise<unknown[]> {
+    return this.call(MANAGER_PATH, MANAGER, member, signature, body);
+  }
+
+  private dispatch(msg: dbus.Message): void {
+    if (msg.type !== dbus.MessageType.SIGNAL) return;
+    if (msg.interface === MANAGER) {
+      if (msg.member === 'JobRemoved') {
+        const [, job, , result] = msg.body as [number, string, string, string];
+        const waiter = this.jobWaiters.get(job);
+        if (waiter) {
+          this.jobWaiters.delete(job);
+          waiter(result);
+        } else {
+          this.finishedJobs.set(job, result);
+          if (this.finishedJobs.size > 256) this.finishedJobs.delete(this.finishedJobs.keys().next().value as string);
+        }
+      } else if (msg.member === 'UnitNew' || msg.member === 'UnitRemoved') {
+        const [unit] = msg.body as [string, string];
+        this.emit({ type: msg.member === 'UnitNew' ? 'unit-new' : 'unit-removed', unit });
+      }
+    } else if (msg.interface === PROPERTIES && msg.member === 'PropertiesChanged' && msg.path) {
+      const unit = unitFromObjectPath(msg.path);
+      const [, changed, invalidated] = msg.body as [string, Variants, string[]];
+      if (unit) this.emit({ type: 'unit-changed', unit, changed: [...Object.keys(changed), ...invalidated] });
+    }
+  }
+
+  private emit(e: UnitEvent): void {
+    for (const l of this.unitListeners) l(e);
+  }
+
+  private waitJob(job: string): Promise<string> {
+    const done = this.finishedJobs.get(job);
+    if (done !== undefined) {
+      this.finishedJobs.delete(job);
+      return Promise.resolve(done);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.jobWaiters.delete(job);
+        reject(new Error(`systemd job ${job} did not finish within ${JOB_TIMEOUT_MS / 1000} s`));
+      }, JOB_TIMEOUT_MS);
+      this.jobWaiters.set(job, (result) => {
+        clearTimeout(timer);
+        resolve(result);
+      });
+    });
+  }
+
+  private async runJob(what: string, unit: string, member: string, signature: string, body: unknown[]): Promise<void> {
+    const [job] = (await this.managerCall(member, signature, body)) as [string];
+    const result = await this.waitJob(job);
+    if (result !== 'done') throw new JobFailedError(what, unit, result);
+  }
+
+  async listSliceUnits(slices: readonly string[]): Promise<UnitInfo[]> {
+    const [rows] = (await this.managerCall('ListUnitsByPatterns', 'asas', [[], ['*.scope', '*.service']])) as [Array<[string]>];
+    const infos = await Promise.all(rows.map(([name]) => this.getUnit(name)));
+    return infos.filter((u): u is UnitInfo => u !== undefined && slices.includes(u.slice));
+  }
+
+  async getUnit(unit: string): Promise<UnitInfo | undefined> {
+    const kind = unit.endsWith('.scope') ? 'Scope' : unit.endsWith('.service') ? 'Service' : unit.endsWith('.slice') ? 'Slice' : undefined;
+    if (kind === undefined) return undefined;
+    const path = unitObjectPath(unit);
+    try {
+      // GetAll('') returns the properties of every interface of the object in one round trip.
+      const [props] = (await this.call(path, PROPERTIES, 'GetAll', 's', [''])) as [Variants];
+      const v = <T>(name: string): T | undefined => props[name]?.value as T | undefined;
+      if (v<string>('LoadState') === 'not-found') return undefined;
+      return {
+        unit,
+        invocationId: invocationIdFromBus(v<Buffer>('InvocationID') ?? Buffer.alloc(0)),
+        controlGroup: v<string>('ControlGroup') ?? '',
+        slice: v<string>('Slice') ?? '',
+        activeState: v<string>('ActiveState') ?? 'unknown',
+        memoryHigh: limitFromBus(v<bigint>('MemoryHigh') ?? 0xffff_ffff_ffff_ffffn),
+        memoryMax: limitFromBus(v<bigint>('MemoryMax') ?? 0xffff_ffff_ffff_ffffn),
+        memorySwapMax: limitFromBus(v<bigint>('MemorySwapMax') ?? 0xffff_ffff_ffff_ffffn),
+      };
+    } catch (err) {
+      if (err instanceof dbus.DBusError && /UnknownObject|NoSuchUnit|UnknownInterface/.test(err.type)) return undefined;
+      throw err;
+    }
+  }
+
+  async setMemory(unit: string, props: MemoryProps): Promise<void> {
+    await this.managerCall('SetUnitProperties', 'sba(sv)', [unit, true, memoryVariants(props)]);
+  }
+
+  async startScope(s: TransientScope): Promise<void> {
+    const props: Array<[string, dbus.Variant]> = [
+      ['PIDs', new dbus.Variant('au', s.pids)],
+      ['Slice', new dbus.Variant('s', s.slice)],
+      ...memoryVariants(s),
+    ];
+    if (s.description !== undefined) props.push(['Description', new dbus.Variant('s', s.description)]);
+    await this.runJob('starting', s.name, 'StartTransientUnit', 'ssa(sv)a(sa(sv))', [s.name, 'fail', props, []]);
+  }
+
+  async reload(): Promise<void> {
+    await this.managerCall('Reload', '', []);
+  }
+
+  async enableUnitFiles(paths: readonly string[]): Promise<void> {
+    await this.managerCall('EnableUnitFiles', 'asbb', [[...paths], false, true]);
+  }
+
+  async disableUnitFiles(names: readonly string[]): Promise<void> {
+    await this.managerCall('DisableUnitFiles', 'asb', [[...names], false]);
+  }
+
+  startUnit(unit: string): Promise<void> {
+    return this.runJob('starting', unit, 'StartUnit', 'ss', [unit, 'replace']);
+  }
+
+  stopUnit(unit: string): Promise<void> {
+    return this.runJob('stopping', unit, 'StopUnit', 'ss', [unit, 'replace']);
+  }
+
+  restartUnit(unit: string): Promise<void> {
+    return this.runJob('restarting', unit, 'RestartUnit', 'ss', [unit, 'replace']);
+  }
+
+  onUnitEvent(listener: (event: UnitEvent) => void): void {
+    this.unitListeners.push(listener);
+  }
+
+  onLost(listener: (err: Error) => void): void {
+    this.lostListeners.push(listener);
+  }
+
+  close(): void {
+    this.lost = true;
+    this.bus.disconnect();
+  }
+}
+
+function memoryVariants(p: MemoryProps): Array<[string, dbus.Variant]> {
+  const out: Array<[string, dbus.Variant]> = [];
+  if (p.memoryHigh !== undefined) out.push(['MemoryHigh', new dbus.Variant('t', limitToBus(p.memoryHigh))]);
+  if (p.memoryMax !== undefined) out.push(['MemoryMax', new dbus.Variant('t', limitToBus(p.memoryMax))]);
+  if (p.memorySwapMax !== undefined) out.push(['MemorySwapMax', new dbus.Variant('t', limitToBus(p.memorySwapMax))]);
+  return out;
+}
