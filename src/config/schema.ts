@@ -1,0 +1,107 @@
+/**
+ * The service's configuration: every threshold of design.md, named after what it means, with
+ * the measured default and why it has that value. Sizes may be written "512M" or as bytes.
+ */
+import { z } from 'zod';
+import { parseSize } from '../util/size';
+
+const size = z.union([z.number().int().nonnegative(), z.string()]).transform((v, ctx) => {
+  if (typeof v === 'number') return v;
+  const bytes = parseSize(v);
+  if (bytes === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'a size such as "512M", "4G" or a number of bytes' });
+    return z.NEVER;
+  }
+  return bytes;
+});
+const share = z.number().min(0).max(1);
+const seconds = z.number().positive();
+
+export const detectorSchema = z
+  .object({
+    /** A window at or above this full-pressure share is hot: a stalled cgroup reads 0.44–0.77, honest work 0.0. */
+    tripShare: share.default(0.2),
+    /** Below this a window is clear; between clear and trip it is warm and changes nothing. */
+    clearShare: share.default(0.1),
+    /** Hot windows in a row before a session counts as standing still: one hot window can be a burst. */
+    hotWindowsToStall: z.number().int().min(1).default(2),
+    /** (anon + shmem) / current at or above this, or the brake is grinding page cache, which is no real stall. */
+    anonFuse: share.default(0.9),
+    /** At or above this share of its own brake a session counts as the cause of its own pressure. */
+    nearOwnBrake: share.default(0.95),
+    /** The sampling window, in s. 2 s: the shortest PSI window an unprivileged user may arm. */
+    windowS: seconds.default(2),
+    /** Grace between standing still and stopping the biggest command: room for a raise to help. */
+    graceS: seconds.default(180),
+    /** A drop of memory.current this large since the deadline started is progress and ends it. */
+    progressDrop: size.default(64 * 2 ** 20),
+    /** Quiet time after we lower a brake: lowering a live cgroup's brake manufactures the very signal. */
+    muteAfterLowerS: seconds.default(240),
+    /** The fallback sampling interval without PSI triggers: the cadence of the design this replaces. */
+    fallbackIntervalS: seconds.default(5),
+  })
+  .strict()
+  .refine((d) => d.clearShare <= d.tripShare, { message: 'a value not above detector.tripShare', path: ['clearShare'] });
+
+export const configSchema = z
+  .object({
+    /** The slices whose scopes and services are sessions. */
+    slices: z.array(z.string().regex(/^[A-Za-z0-9:_.\\-]+\.slice$/, 'a slice unit name such as "sessions.slice"')).min(1).default(['sessions.slice']),
+    /** Log and show every verdict and would-be action; change nothing. */
+    observeOnly: z.boolean().default(false),
+    detector: detectorSchema.default(() => detectorSchema.parse({})),
+    raise: z
+      .object({
+        /** Raise a stalled session's brake at all. */
+        enabled: z.boolean().default(true),
+        /** Each raise adds this much to the brake. */
+        step: size.default(256 * 2 ** 20),
+        /** Never raise a brake above this (besides MemoryMax and the slice's room). */
+        ceiling: size.default(Infinity),
+        /** MemAvailable kept free for the rest of the machine when raising. */
+        reserve: size.default(1024 * 2 ** 20),
+        /** Clear this long after an episode before the brake is lowered back. */
+        lowerAfterClearS: seconds.default(300),
+      })
+      .strict()
+      .default(() => ({ enabled: true, step: 256 * 2 ** 20, ceiling: Infinity, reserve: 1024 * 2 ** 20, lowerAfterClearS: 300 })),
+    stop: z
+      .object({
+        /** Between SIGTERM and SIGKILL: a package manager or an image build needs time to put its house in order. */
+        termToKillS: seconds.default(30),
+      })
+      .strict()
+      .default({ termToKillS: 30 }),
+    reap: z
+      .object({
+        /** Stop what a session left running when its agent exits; false: tell instead. */
+        enabled: z.boolean().default(true),
+        /** Between SIGTERM and SIGKILL for leftovers. */
+        termToKillS: seconds.default(10),
+      })
+      .strict()
+      .default({ enabled: true, termToKillS: 10 }),
+    freeze: z
+      .object({
+        /** Pegged: at least this share of a core ... */
+        peggedCpuShare: z.number().positive().default(0.75),
+        /** ... on average over this long, while the heartbeat was not written. */
+        peggedForS: seconds.default(300),
+        /** Missing: alive, heartbeat not renewed for this long. */
+        missingAfterS: seconds.default(180),
+        /** Silent: claims to work, heartbeat not written for this long, no command open. */
+        silentAfterS: seconds.default(1800),
+        /** An open incident is told again after this long. */
+        reminderS: seconds.default(3600),
+      })
+      .strict()
+      .default({ peggedCpuShare: 0.75, peggedForS: 300, missingAfterS: 180, silentAfterS: 1800, reminderS: 3600 }),
+    /** An argv run for each incident, with the incident as JSON on stdin. Never a shell string. */
+    notifyCommand: z.array(z.string().min(1)).min(1).optional(),
+    /** How long the notify command may run before it is killed. */
+    notifyTimeoutS: seconds.default(10),
+  })
+  .strict();
+
+export type Config = z.infer<typeof configSchema>;
+export type DetectorConfig = Config['detector'];

@@ -1,0 +1,66 @@
+/**
+ * The processes of one cgroup, read from /proc. A process may exit between two reads: it is
+ * simply left out, never an error.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CgroupGoneError, readCgroupFile } from '../cgroup/read';
+import { parsePids } from '../cgroup/parse';
+import { parseCmdline, parseStat, parseStatusUid } from './stat';
+
+/** Bytes per page and clock ticks per second; fixed on x86-64 and arm64 Linux. */
+export const PAGE_SIZE = 4096;
+export const CLOCK_TICKS = 100;
+
+export interface ProcInfo {
+  pid: number;
+  ppid: number;
+  comm: string;
+  uid: number;
+  rssBytes: number;
+  cpuTicks: number;
+  startTicks: number;
+  /** argv, for matching only (MCP servers); never logged or shown. */
+  argv: string[];
+}
+
+function gone(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ESRCH';
+}
+
+/** One process, or undefined when it has exited. */
+export function readProcess(pid: number, procRoot = '/proc'): ProcInfo | undefined {
+  const dir = path.join(procRoot, String(pid));
+  try {
+    const stat = parseStat(fs.readFileSync(path.join(dir, 'stat'), 'utf8'), path.join(dir, 'stat'));
+    const uid = parseStatusUid(fs.readFileSync(path.join(dir, 'status'), 'utf8'), path.join(dir, 'status'));
+    const argv = parseCmdline(fs.readFileSync(path.join(dir, 'cmdline')));
+    return { pid, ppid: stat.ppid, comm: stat.comm, uid, rssBytes: stat.rssPages * PAGE_SIZE, cpuTicks: stat.cpuTicks, startTicks: stat.startTicks, argv };
+  } catch (err) {
+    if (gone(err)) return undefined;
+    throw err;
+  }
+}
+
+/** The processes of the cgroup at `dir` (cgroup.procs: thread-group leaders). [] when the cgroup is gone. */
+export function readCgroupProcesses(dir: string, procRoot = '/proc'): ProcInfo[] {
+  let pids: number[];
+  try {
+    pids = parsePids(readCgroupFile(dir, 'cgroup.procs'), path.join(dir, 'cgroup.procs'));
+  } catch (err) {
+    if (err instanceof CgroupGoneError) return [];
+    throw err;
+  }
+  return pids.map((pid) => readProcess(pid, procRoot)).filter((p): p is ProcInfo => p !== undefined);
+}
+
+/**
+ * The session's root: the process whose parent is outside the cgroup; among several, the
+ * oldest. Undefined for an empty cgroup.
+ */
+export function rootProcess(procs: readonly ProcInfo[]): ProcInfo | undefined {
+  const pids = new Set(procs.map((p) => p.pid));
+  const roots = procs.filter((p) => !pids.has(p.ppid));
+  return roots.sort((a, b) => a.startTicks - b.startTicks || a.pid - b.pid)[0];
+}
