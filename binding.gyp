@@ -11,6 +11,13 @@
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++14", "-std=gnu++17"],
       "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-fexceptions"]
+    },
+    {
+      "target_name": "sb-exec-gate",
+      "type": "executable",
+      "sources": ["native/gate/exec_gate.cc"],
+      "cflags_cc!": ["-std=gnu++14", "-std=gnu++17"],
+      "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-Werror"]
     }
   ]
 }

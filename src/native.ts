@@ -53,6 +53,9 @@ const projectRoot = path.resolve(__dirname, '..');
 /** Where the addon is loaded from: cmake-js and node-gyp both build build/Release/. */
 export const addonPath = process.env.SESSIONBRAKE_ADDON ?? path.join(projectRoot, 'build', 'Release', 'sessionbrake.node');
 
+/** The exec gate of `sbctl run` (native/gate/exec_gate.cc), built beside the addon. */
+export const execGatePath = path.join(path.dirname(addonPath), 'sb-exec-gate');
+
 function loadAddon(): Addon {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -30,6 +30,18 @@ const JOB_TIMEOUT_MS = 90_000;
 
 type Variants = Record<string, dbus.Variant>;
 
+/** Open a connection to the bus at `busAddress`; rejects with the address and the reason. */
+export async function connectBus(busAddress: string): Promise<dbus.MessageBus> {
+  const bus = dbus.sessionBus({ busAddress });
+  await new Promise<void>((resolve, reject) => {
+    bus.once('connect', () => resolve());
+    bus.once('error', (err: unknown) =>
+      reject(new Error(`cannot connect to the user bus at ${busAddress}: ${String((err as Error)?.message ?? err)}`)),
+    );
+  });
+  return bus;
+}
+
 export class DbusUserManager implements UserManager {
   private readonly bus: dbus.MessageBus;
   private readonly unitListeners: Array<(e: UnitEvent) => void> = [];
@@ -47,12 +59,11 @@ export class DbusUserManager implements UserManager {
 
   /** Connect to the user bus at `busAddress`, add the match rules and Subscribe(). */
   static async connect(busAddress: string): Promise<DbusUserManager> {
-    const bus = dbus.sessionBus({ busAddress });
-    const connected = new Promise<void>((resolve, reject) => {
-      bus.once('connect', () => resolve());
-      bus.once('error', (err: unknown) => reject(new Error(`cannot connect to the user bus at ${busAddress}: ${String((err as Error)?.message ?? err)}`)));
-    });
-    await connected;
+    return DbusUserManager.attach(await connectBus(busAddress));
+  }
+
+  /** The same, on a bus connection that is shared (sbd also exports its own interface on it). */
+  static async attach(bus: dbus.MessageBus): Promise<DbusUserManager> {
     const m = new DbusUserManager(bus);
     await m.addMatch(`type='signal',sender='${SYSTEMD}',interface='${MANAGER}'`);
     await m.addMatch(`type='signal',sender='${SYSTEMD}',interface='${PROPERTIES}',member='PropertiesChanged',path_namespace='${MANAGER_PATH}/unit'`);

@@ -16,7 +16,8 @@ const { nodeDir } = require('../../scripts/node-dir.js');
 test('binding.gyp builds every source file of native/ with node-gyp', () => {
   const gyp = fs.readFileSync(path.join(root, 'binding.gyp'), 'utf8');
   const listed = [...gyp.matchAll(/"(native\/[^"]+\.cc)"/g)].map((m) => m[1]).sort();
-  const present = fs.readdirSync(path.join(root, 'native')).filter((f) => f.endsWith('.cc')).map((f) => `native/${f}`).sort();
+  const present = fs.readdirSync(path.join(root, 'native'), { recursive: true })
+    .map(String).filter((f) => f.endsWith('.cc')).map((f) => `native/${f}`).sort();
   assert.deepEqual(listed, present);
 });
 
@@ -36,5 +37,6 @@ test('the node-gyp build loads and passes the self-check', { timeout: 300_000 },
   assert.equal(check.status, 0, `${check.stdout}\n${check.stderr}`);
   assert.match(check.stdout, new RegExp(`addon: ${addon.replace(/[.]/g, '\\.')} \\(node-gyp,`));
   assert.match(check.stdout, /selfcheck: ok/);
+  assert.ok(fs.statSync(path.join(scratch, 'build/Release/sb-exec-gate')).mode & 0o111, 'the exec gate is built too');
   fs.rmSync(scratch, { recursive: true, force: true });
 });

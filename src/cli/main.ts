@@ -1,0 +1,159 @@
+#!/usr/bin/env node
+/**
+ * sbctl: the command line of sessionbrake. Talks to systemd's user manager over D-Bus (never
+ * by running systemctl) and to sbd over its D-Bus interface.
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { ConfigError, defaultConfigPath, loadConfig } from '../config/load';
+import type { Config } from '../config/schema';
+import { userBusAddress } from '../systemd/address';
+import { DbusUserManager, connectBus } from '../systemd/user-manager';
+import { parseSize } from '../util/size';
+import { VERSION } from '../version';
+import { formatChecks, runChecks } from './doctor';
+import { UsageError, exitCodeOf } from './errors';
+import { install, uninstall } from './install';
+import { runSession } from './run';
+import { status } from './status';
+
+function size(value: string): number {
+  const bytes = parseSize(value);
+  if (bytes === undefined) throw new InvalidArgumentError('expected a size such as 512M, 4G, 1048576 or infinity.');
+  return bytes;
+}
+
+function config(file: string | undefined): Config {
+  try {
+    return loadConfig(file ?? defaultConfigPath(), file !== undefined);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(`sbctl: bad config: ${err.message}`);
+    throw err;
+  }
+}
+
+const connect = (): Promise<DbusUserManager> => DbusUserManager.connect(userBusAddress(process.env));
+const say = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+export function buildProgram(setExit: (code: number) => void): Command {
+  const program = new Command('sbctl')
+    .description('Control sessionbrake: run sessions under a memory brake, and see what sbd does about them.')
+    .option('-c, --config <file>', `config file (default: ${defaultConfigPath()})`)
+    .version(VERSION)
+    .enablePositionalOptions()
+    .showHelpAfterError('(run sbctl help for usage)')
+    .addHelpText('after', `
+Exit codes: 0 done, 1 failed, 2 bad arguments or config, 3 sbd not running (status),
+4 no such session (status). Each command has its own --help.
+
+Examples:
+  sbctl run --memory-high 4G --memory-max 6G --heartbeat ~/.agent/beat -- claude
+  sbctl status --json
+  sbctl install --now`);
+
+  program
+    .command('run')
+    .description('Run a command as a new session: a scope in the sessions slice, on this terminal, with SESSIONBRAKE_SESSION set. Exits with the command\'s exit code. Works whether or not sbd runs.')
+    .option('-n, --name <name>', 'session name; the scope is NAME.scope (default: the command name and a random suffix)')
+    .option('-s, --slice <slice>', 'slice to run in (default: the first slice of the config, sessions.slice)')
+    .addOption(new Option('--memory-high <size>', 'the brake (MemoryHigh): above it the kernel throttles the session').argParser(size))
+    .addOption(new Option('--memory-max <size>', 'the ceiling (MemoryMax): above it the kernel kills').argParser(size))
+    .addOption(new Option('--swap-max <size>', 'MemorySwapMax, for instance 0 for no swap').argParser(size))
+    .option('--heartbeat <path>', 'a file the agent touches while it works (for the freeze watch)')
+    .argument('<command...>', 'the command and its arguments, after --')
+    .passThroughOptions()
+    .action(async (argv: string[], o: { name?: string; slice?: string; memoryHigh?: number; memoryMax?: number; swapMax?: number; heartbeat?: string }) => {
+      const cfg = config(program.opts<{ config?: string }>().config);
+      const code = await runSession(
+        {
+          argv,
+          slice: o.slice ?? cfg.slices[0] ?? 'sessions.slice',
+          ...(o.name !== undefined ? { name: o.name } : {}),
+          ...(o.memoryHigh !== undefined ? { memoryHigh: o.memoryHigh } : {}),
+          ...(o.memoryMax !== undefined ? { memoryMax: o.memoryMax } : {}),
+          ...(o.swapMax !== undefined ? { swapMax: o.swapMax } : {}),
+          ...(o.heartbeat !== undefined ? { heartbeat: o.heartbeat } : {}),
+        },
+        await connect(),
+        process.env,
+      );
+      setExit(code);
+    });
+
+  program
+    .command('status')
+    .description('Show sbd\'s health and one row per session: state, memory and brake, pressure, processes, biggest command, heartbeat. Without sbd, sessions are read straight from systemd.')
+    .argument('[session]', 'show only this session (name or unit)')
+    .option('--json', 'machine-readable output')
+    .action(async (session: string | undefined, o: { json?: boolean }) => {
+      const cfg = config(program.opts<{ config?: string }>().config);
+      const bus = await connectBus(userBusAddress(process.env));
+      const manager = await DbusUserManager.attach(bus);
+      try {
+        setExit(await status(manager, bus, cfg, session, o.json === true));
+      } finally {
+        manager.close();
+      }
+    });
+
+  program
+    .command('install')
+    .description('Install the user units (sbd.service, sessions.slice) into your systemd user directory and enable sbd.')
+    .option('--now', 'start (or restart) sbd as well')
+    .action(async (o: { now?: boolean }) => {
+      const manager = await connect();
+      try {
+        await install(manager, process.env, o.now === true, say);
+      } finally {
+        manager.close();
+      }
+    });
+
+  program
+    .command('uninstall')
+    .description('Stop and disable sbd and remove its unit files. Running sessions are left alone.')
+    .action(async () => {
+      const manager = await connect();
+      try {
+        await uninstall(manager, process.env, say);
+      } finally {
+        manager.close();
+      }
+    });
+
+  program
+    .command('doctor')
+    .description('Check what sbd needs from this machine: cgroup v2, delegated memory controller, PSI and its triggers, the user bus, linger, the unit, the config.')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { json?: boolean }) => {
+      const checks = await runChecks(process.env, program.opts<{ config?: string }>().config);
+      say(o.json ? JSON.stringify(checks, null, 2) : formatChecks(checks));
+      setExit(checks.every((c) => c.ok) ? 0 : 1);
+    });
+  return program;
+}
+
+async function main(): Promise<number> {
+  let exit = 0;
+  const program = buildProgram((code) => {
+    exit = code;
+  });
+  program.exitOverride();
+  for (const cmd of program.commands) cmd.exitOverride();
+  try {
+    await program.parseAsync(process.argv);
+    return exit;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2; // usage errors: exit 2
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    return exitCodeOf(err);
+  }
+}
+
+if (require.main === module) {
+  void main().then((code) => {
+    process.exitCode = code;
+    // sbctl run leaves nothing behind; other commands closed their bus: let the loop drain.
+  });
+}

@@ -1,0 +1,46 @@
+/** `sbctl status` for people: a header line about sbd, then one row per session (pure). */
+import type { SessionRow, StatusReport } from '../sessions/status';
+import { formatSize } from '../util/size';
+
+function duration(s: number): string {
+  if (s < 60) return `${Math.round(s)}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${Math.round(s % 60)}s`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+  return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
+}
+
+export function formatHeader(r: StatusReport): string {
+  const s = r.service;
+  if (!s.running) return `sbd: not running — sessions read straight from systemd and the cgroup files (slices: ${s.slices.join(', ')})`;
+  const mode = s.observeOnly ? 'observe-only' : 'acting';
+  return `sbd: running (pid ${s.pid ?? '?'}, up ${duration(s.uptimeS ?? 0)}, v${s.version}, feed ${s.feed}, ${mode}; slices: ${s.slices.join(', ')})`;
+}
+
+const COLUMNS = ['SESSION', 'STATE', 'MEMORY', 'BRAKE', 'CEILING', 'PRESSURE', 'ANON', 'PROCS', 'BIGGEST', 'HEARTBEAT'] as const;
+
+function cells(row: SessionRow): string[] {
+  const state = row.deadlineS !== null ? `${row.state} (${duration(row.deadlineS)} left)` : row.state;
+  return [
+    row.name,
+    state,
+    formatSize(row.currentBytes),
+    formatSize(row.highBytes),
+    formatSize(row.maxBytes),
+    row.pressureFullAvg10.toFixed(2),
+    row.anonShare.toFixed(2),
+    String(row.processes),
+    row.biggest ? `${row.biggest.name} ${formatSize(row.biggest.rssBytes)}` : '-',
+    row.heartbeatAgeS === null ? '-' : `${duration(row.heartbeatAgeS)} ago`,
+  ];
+}
+
+export function formatStatus(r: StatusReport): string {
+  const lines = [formatHeader(r)];
+  if (r.sessions.length === 0) return `${lines[0]}\nno sessions`;
+  const table = [[...COLUMNS], ...r.sessions.map(cells)];
+  const widths = COLUMNS.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
+  for (const row of table) lines.push(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  '));
+  const last = r.sessions.filter((s) => s.lastAction !== null).map((s) => `${s.name}: ${s.lastAction}`);
+  if (last.length > 0) lines.push('', 'last actions:', ...last.map((l) => `  ${l}`));
+  return lines.join('\n');
+}

@@ -1,0 +1,131 @@
+/**
+ * The sessions sbd watches: every active scope or service of the configured slices. Adopted at
+ * start from systemd, then kept current from UnitNew / UnitRemoved / PropertiesChanged.
+ */
+import { EventEmitter } from 'node:events';
+import { cgroupDir } from '../cgroup/read';
+import { readProcess, readCgroupProcesses, rootProcess } from '../proc/table';
+import type { UnitInfo, UserManager } from '../systemd/types';
+import { readRecord } from './record';
+
+export interface Session {
+  unit: string;
+  /** The SESSIONBRAKE_SESSION value: the unit name without its suffix. */
+  id: string;
+  invocationId: string;
+  cgroupDir: string;
+  slice: string;
+  memoryHigh: number;
+  memoryMax: number;
+  memorySwapMax: number;
+  /** The agent: from sbctl run's record, else the root of the process tree. */
+  agentPid: number | undefined;
+  heartbeat: string | undefined;
+  adoptedAtMs: number;
+}
+
+const LIVE = new Set(['active', 'activating', 'reloading']);
+
+export interface RegistryEvents {
+  added: [Session];
+  removed: [Session];
+}
+
+export class SessionRegistry extends EventEmitter<RegistryEvents> {
+  private readonly byUnit = new Map<string, Session>();
+  /** Units being looked up, so that a burst of events costs one lookup. */
+  private readonly pending = new Set<string>();
+
+  constructor(
+    private readonly manager: UserManager,
+    private readonly slices: readonly string[],
+    private readonly records: string | undefined,
+    private readonly onWarn: (msg: string, fields: Record<string, unknown>) => void = () => {},
+  ) {
+    super();
+  }
+
+  /** Adopt every existing session, then follow systemd's events. */
+  async start(): Promise<void> {
+    this.manager.onUnitEvent((e) => {
+      if (!/\.(scope|service)$/.test(e.unit)) return;
+      if (e.type === 'unit-removed') this.drop(e.unit);
+      else void this.refresh(e.unit);
+    });
+    for (const info of await this.manager.listSliceUnits(this.slices)) this.consider(info);
+  }
+
+  list(): Session[] {
+    return [...this.byUnit.values()].sort((a, b) => a.unit.localeCompare(b.unit));
+  }
+
+  get(unitOrId: string): Session | undefined {
+    return this.byUnit.get(unitOrId) ?? this.list().find((s) => s.id === unitOrId);
+  }
+
+  get size(): number {
+    return this.byUnit.size;
+  }
+
+  private async refresh(unit: string): Promise<void> {
+    if (this.pending.has(unit)) return;
+    this.pending.add(unit);
+    try {
+      const info = await this.manager.getUnit(unit);
+      if (info === undefined) this.drop(unit);
+      else this.consider(info);
+    } catch (err) {
+      this.onWarn('cannot read a unit from systemd', { unit, err: (err as Error).message });
+    } finally {
+      this.pending.delete(unit);
+    }
+  }
+
+  private consider(info: UnitInfo): void {
+    const known = this.byUnit.get(info.unit);
+    const live = this.slices.includes(info.slice) && LIVE.has(info.activeState) && info.controlGroup !== '';
+    if (!live) {
+      if (known) this.drop(info.unit);
+      return;
+    }
+    if (known && known.invocationId === info.invocationId) {
+      // Same session: follow its limits (someone may have changed them).
+      known.memoryHigh = info.memoryHigh;
+      known.memoryMax = info.memoryMax;
+      known.memorySwapMax = info.memorySwapMax;
+      return;
+    }
+    if (known) this.drop(info.unit); // a new session behind the same name
+    const session = this.adopt(info);
+    this.byUnit.set(info.unit, session);
+    this.emit('added', session);
+  }
+
+  private adopt(info: UnitInfo): Session {
+    const dir = cgroupDir(info.controlGroup);
+    const record = this.records ? readRecord(this.records, info.unit, (file, why) => this.onWarn('ignoring a bad session record', { file, why })) : undefined;
+    let agentPid: number | undefined;
+    if (record && readProcess(record.agentPid)?.startTicks === record.agentStartTicks) agentPid = record.agentPid;
+    else agentPid = rootProcess(readCgroupProcesses(dir))?.pid;
+    return {
+      unit: info.unit,
+      id: record?.id ?? info.unit.replace(/\.(scope|service)$/, ''),
+      invocationId: info.invocationId,
+      cgroupDir: dir,
+      slice: info.slice,
+      memoryHigh: info.memoryHigh,
+      memoryMax: info.memoryMax,
+      memorySwapMax: info.memorySwapMax,
+      agentPid,
+      heartbeat: record?.heartbeat,
+      adoptedAtMs: Date.now(),
+    };
+  }
+
+  private drop(unit: string): void {
+    const s = this.byUnit.get(unit);
+    if (!s) return;
+    this.byUnit.delete(unit);
+    this.emit('removed', s);
+  }
+}

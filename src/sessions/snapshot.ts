@@ -1,0 +1,69 @@
+/**
+ * What a session looks like right now, from its cgroup files and /proc: what `sbctl status`
+ * shows. Read by sbd, or by sbctl itself when sbd is not running.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseLimit, parsePressure, parseRequiredKeys, parseSingle } from '../cgroup/parse';
+import { CgroupGoneError, readCgroupFile } from '../cgroup/read';
+import { type ProcInfo, readCgroupProcesses } from '../proc/table';
+
+export interface SessionSnapshot {
+  currentBytes: number;
+  highBytes: number;
+  maxBytes: number;
+  swapMaxBytes: number;
+  /** (anon + shmem) / current: near 1 means memory the kernel cannot simply drop. */
+  anonShare: number;
+  /** The kernel's 10 s average of the `full` memory pressure, as a share (0..1). */
+  pressureFullAvg10: number;
+  processes: number;
+  /** The heaviest process by RSS: its comm only, never its arguments. */
+  biggest: { name: string; pid: number; rssBytes: number } | null;
+  /** Seconds since the heartbeat file was written; null without one or when it is missing. */
+  heartbeatAgeS: number | null;
+}
+
+function limitOrInfinity(dir: string, name: string): number {
+  try {
+    return parseLimit(readCgroupFile(dir, name), path.join(dir, name));
+  } catch (err) {
+    if (err instanceof CgroupGoneError && fs.existsSync(dir)) return Infinity; // no such file here
+    throw err;
+  }
+}
+
+export function heartbeatAge(file: string | undefined, nowMs: number): number | null {
+  if (file === undefined) return null;
+  try {
+    return Math.max(0, (nowMs - fs.statSync(file).mtimeMs) / 1000);
+  } catch {
+    return null;
+  }
+}
+
+/** The heaviest process of a list (by RSS), or null. */
+export function heaviest(procs: readonly ProcInfo[]): SessionSnapshot['biggest'] {
+  let best: ProcInfo | undefined;
+  for (const p of procs) if (best === undefined || p.rssBytes > best.rssBytes) best = p;
+  return best ? { name: best.comm, pid: best.pid, rssBytes: best.rssBytes } : null;
+}
+
+/** Snapshot the cgroup at `dir`. Throws CgroupGoneError when the session just ended. */
+export function snapshotSession(dir: string, heartbeat: string | undefined, nowMs: number): SessionSnapshot {
+  const current = parseSingle(readCgroupFile(dir, 'memory.current'), path.join(dir, 'memory.current'));
+  const stat = parseRequiredKeys(readCgroupFile(dir, 'memory.stat'), path.join(dir, 'memory.stat'), ['anon', 'shmem'] as const);
+  const pressure = parsePressure(readCgroupFile(dir, 'memory.pressure'), path.join(dir, 'memory.pressure'));
+  const procs = readCgroupProcesses(dir);
+  return {
+    currentBytes: current,
+    highBytes: limitOrInfinity(dir, 'memory.high'),
+    maxBytes: limitOrInfinity(dir, 'memory.max'),
+    swapMaxBytes: limitOrInfinity(dir, 'memory.swap.max'),
+    anonShare: current > 0 ? Math.min(1, (stat.anon + stat.shmem) / current) : 0,
+    pressureFullAvg10: (pressure.full?.avg10 ?? 0) / 100,
+    processes: procs.length,
+    biggest: heaviest(procs),
+    heartbeatAgeS: heartbeatAge(heartbeat, nowMs),
+  };
+}

@@ -1,0 +1,48 @@
+/** The status report: what `sbctl status` shows and `Status()` returns, as plain data. */
+import { CgroupGoneError } from '../cgroup/read';
+import { type SessionSnapshot, snapshotSession } from './snapshot';
+
+export type FeedMode = 'psi' | 'sampling' | 'mixed' | 'none';
+
+export interface ServiceHealth {
+  running: boolean;
+  pid: number | null;
+  version: string;
+  uptimeS: number | null;
+  /** How sessions are watched: PSI triggers, timer sampling (no PSI or no permission), or both. */
+  feed: FeedMode;
+  observeOnly: boolean;
+  slices: string[];
+}
+
+export interface SessionRow extends SessionSnapshot {
+  name: string;
+  unit: string;
+  /** ok, warm, hot, standing-still, stopping; "unwatched" when sbd is not running. */
+  state: string;
+  /** Seconds left before the biggest command is stopped, while standing still. */
+  deadlineS: number | null;
+  lastAction: string | null;
+}
+
+export interface StatusReport {
+  service: ServiceHealth;
+  sessions: SessionRow[];
+}
+
+export interface RowSource {
+  unit: string;
+  id: string;
+  cgroupDir: string;
+  heartbeat: string | undefined;
+}
+
+/** A row for one session; undefined when its cgroup vanished meanwhile (the session ended). */
+export function sessionRow(s: RowSource, state: string, deadlineS: number | null, lastAction: string | null, nowMs: number): SessionRow | undefined {
+  try {
+    return { name: s.id, unit: s.unit, state, deadlineS, lastAction, ...snapshotSession(s.cgroupDir, s.heartbeat, nowMs) };
+  } catch (err) {
+    if (err instanceof CgroupGoneError) return undefined;
+    throw err;
+  }
+}
