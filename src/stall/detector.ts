@@ -1,0 +1,200 @@
+/**
+ * The stall detector (design.md §4): a pure function of (state, sample, config) to (state,
+ * verdict). It knows nothing of files, timers or signals; the feed brings samples and acts on
+ * verdicts. Every rule of design.md §4 is here, each named; the tests remove them one by one.
+ */
+import type { MemorySample } from '../cgroup/read';
+import type { DetectorConfig } from '../config/schema';
+
+/** How the window's pressure was measured: PSI totals, or the fallback without PSI (design.md §4). */
+export type Measure = 'psi' | 'fallback';
+
+/** One sample as the detector sees it: the cgroup's figures plus what surrounds it. */
+export interface DetectorSample extends MemorySample {
+  /** Sessions in this session's slice, itself included: alone, it can only be its own cause. */
+  sessionsInSlice: number;
+  measure: Measure;
+}
+
+export type WindowKind = 'hot' | 'warm' | 'clear';
+
+/** Why a window counts as the session's own doing (or [] when it does not). */
+export type Evidence = 'own-high-moved' | 'near-own-brake' | 'alone-in-slice';
+
+export interface WindowVerdict {
+  kind: WindowKind;
+  /** Δ full-stall µs / window µs (PSI); undefined on the fallback measure. */
+  share: number | undefined;
+  anonShare: number;
+  evidence: Evidence[];
+  /** Times its own brake fired during the window. */
+  ownHighDelta: number;
+  grewBytes: number;
+  windowMs: number;
+  /** Why the window is what it is, in a few words. */
+  reason: string;
+}
+
+export interface Deadline {
+  startedAtMs: number;
+  endsAtMs: number;
+  /** memory.current when the deadline started: a drop of progressDrop below it is progress. */
+  currentAtStart: number;
+}
+
+export interface DetectorState {
+  /** The sample the next window starts from. */
+  last: DetectorSample | undefined;
+  hotWindows: number;
+  deadline: Deadline | undefined;
+  /** No window counts before this (after we lowered the brake ourselves). */
+  mutedUntilMs: number;
+  /** The last full window, for status. */
+  lastWindow: WindowVerdict | undefined;
+}
+
+export type Event =
+  | 'first-sample'
+  | 'new-cgroup'
+  | 'short-window'
+  | 'muted'
+  | 'window'
+  | 'standing-still'
+  | 'progress'
+  | 'cleared'
+  | 'deadline-expired';
+
+export interface Verdict {
+  event: Event;
+  /** clear / warm / hot / standing-still: the session's state after this sample. */
+  state: 'clear' | 'warm' | 'hot' | 'standing-still';
+  window: WindowVerdict | undefined;
+  hotWindows: number;
+  deadlineRemainingMs: number | undefined;
+  /** One line a person can read: the figures and the rule that decided. */
+  explain: string;
+}
+
+export const initialState = (): DetectorState => ({ last: undefined, hotWindows: 0, deadline: undefined, mutedUntilMs: 0, lastWindow: undefined });
+
+/** Fallback rule: "grew less than min(1 % of the brake, 16 MiB)" counts as not growing. */
+const FALLBACK_GROWTH_SHARE_OF_BRAKE = 0.01;
+const FALLBACK_GROWTH_CAP_BYTES = 16 * 2 ** 20;
+/** On the fallback measure the grace period is doubled: its evidence is coarser. */
+const FALLBACK_GRACE_FACTOR = 2;
+
+const pct = (x: number | undefined): string => (x === undefined ? '-' : x.toFixed(2));
+
+/** Classify one window from `a` to `b` (pure). */
+export function classifyWindow(a: DetectorSample, b: DetectorSample, cfg: DetectorConfig): WindowVerdict {
+  const windowMs = b.atMs - a.atMs;
+  const ownHighDelta = b.ownHighEvents - a.ownHighEvents;
+  const grewBytes = b.currentBytes - a.currentBytes;
+  const anonShare = b.currentBytes > 0 ? Math.min(1, (b.anonBytes + b.shmemBytes) / b.currentBytes) : 0;
+  const evidence: Evidence[] = [];
+  if (ownHighDelta > 0) evidence.push('own-high-moved');
+  if (b.highBytes !== Infinity && b.currentBytes >= cfg.nearOwnBrake * b.highBytes) evidence.push('near-own-brake');
+  if (b.sessionsInSlice <= 1) evidence.push('alone-in-slice');
+  const base = { anonShare, evidence, ownHighDelta, grewBytes, windowMs };
+
+  // Anon fuse: below it the brake grinds page cache, which the kernel takes back without a real stall.
+  const fuseHolds = anonShare >= cfg.anonFuse;
+
+  if (b.measure === 'fallback') {
+    const limit = Math.min(FALLBACK_GROWTH_SHARE_OF_BRAKE * b.highBytes, FALLBACK_GROWTH_CAP_BYTES);
+    if (ownHighDelta > 0 && grewBytes < limit && fuseHolds) {
+      return { ...base, kind: 'hot', share: undefined, reason: `own brake fired ${ownHighDelta}x, grew only ${grewBytes} B` };
+    }
+    return { ...base, kind: 'clear', share: undefined, reason: ownHighDelta === 0 ? 'own brake did not fire' : !fuseHolds ? 'anon fuse open (page cache)' : `grew ${grewBytes} B` };
+  }
+
+  const share = windowMs > 0 ? (b.pressureFullUs - a.pressureFullUs) / (windowMs * 1000) : 0;
+  if (share < cfg.clearShare) return { ...base, kind: 'clear', share, reason: `share ${pct(share)} below ${cfg.clearShare}` };
+  if (!fuseHolds) return { ...base, kind: 'clear', share, reason: `anon share ${pct(anonShare)} below ${cfg.anonFuse}: page cache` };
+  // Its own doing: pressure also counts stalls of an ancestor's brake; an innocent neighbour is never punished.
+  if (evidence.length === 0) return { ...base, kind: 'clear', share, reason: 'not its own brake (neighbour or slice)' };
+  if (share >= cfg.tripShare) return { ...base, kind: 'hot', share, reason: `share ${pct(share)} at or above ${cfg.tripShare}` };
+  return { ...base, kind: 'warm', share, reason: `share ${pct(share)} between ${cfg.clearShare} and ${cfg.tripShare}` };
+}
+
+function remaining(d: Deadline | undefined, now: number): number | undefined {
+  return d === undefined ? undefined : Math.max(0, d.endsAtMs - now);
+}
+
+function describe(event: Event, w: WindowVerdict | undefined, s: DetectorState, now: number): string {
+  const parts: string[] = [event];
+  if (w) {
+    parts.push(`${w.kind}: ${w.reason}`, `share ${pct(w.share)}`, `anon ${pct(w.anonShare)}`, `evidence ${w.evidence.join('+') || 'none'}`);
+  }
+  parts.push(`hot windows ${s.hotWindows}`);
+  const left = remaining(s.deadline, now);
+  if (left !== undefined) parts.push(`deadline in ${Math.round(left / 1000)} s`);
+  return parts.join('; ');
+}
+
+function verdict(event: Event, w: WindowVerdict | undefined, s: DetectorState, now: number): Verdict {
+  const state = s.deadline !== undefined ? 'standing-still' : w?.kind === 'hot' ? 'hot' : w?.kind === 'warm' ? 'warm' : s.hotWindows > 0 ? 'hot' : 'clear';
+  return { event, state, window: w, hotWindows: s.hotWindows, deadlineRemainingMs: remaining(s.deadline, now), explain: describe(event, w, s, now) };
+}
+
+/** One step: the state after `sample`, and what it means. */
+export function step(state: DetectorState, sample: DetectorSample, cfg: DetectorConfig): [DetectorState, Verdict] {
+  const now = sample.atMs;
+  const last = state.last;
+  if (last === undefined) {
+    const s = { ...state, last: sample };
+    return [s, verdict('first-sample', undefined, s, now)];
+  }
+  // New cgroup, fresh start: counters that go backwards belong to a new cgroup behind the same name.
+  if (sample.pressureFullUs < last.pressureFullUs || sample.ownHighEvents < last.ownHighEvents) {
+    const s = { ...initialState(), last: sample };
+    return [s, verdict('new-cgroup', undefined, s, now)];
+  }
+  // A window shorter than half the nominal one is noise: keep the old sample.
+  if (sample.atMs - last.atMs < (cfg.windowS * 1000) / 2) return [state, verdict('short-window', undefined, state, now)];
+
+  const w = classifyWindow(last, sample, cfg);
+  let s: DetectorState = { ...state, last: sample, lastWindow: w };
+
+  // Mute after our own lowering: lowering a live cgroup's brake manufactures exactly this signal.
+  if (now < s.mutedUntilMs) {
+    s = { ...s, hotWindows: 0, deadline: undefined };
+    return [s, verdict('muted', w, s, now)];
+  }
+
+  if (s.deadline !== undefined) {
+    // Progress clears: a real drop of memory since the deadline started. New output does not count.
+    if (s.deadline.currentAtStart - sample.currentBytes >= cfg.progressDrop) {
+      s = { ...s, deadline: undefined, hotWindows: 0 };
+      return [s, verdict('progress', w, s, now)];
+    }
+    if (w.kind === 'clear') {
+      s = { ...s, deadline: undefined, hotWindows: 0 };
+      return [s, verdict('cleared', w, s, now)];
+    }
+    if (now >= s.deadline.endsAtMs) return [s, verdict('deadline-expired', w, s, now)];
+    return [s, verdict('window', w, s, now)];
+  }
+
+  if (w.kind === 'hot') s = { ...s, hotWindows: s.hotWindows + 1 };
+  else if (w.kind === 'clear') s = { ...s, hotWindows: 0 };
+  // (warm neither starts nor ends anything)
+
+  // Two hot windows in a row before a session counts as standing still.
+  if (s.hotWindows >= cfg.hotWindowsToStall) {
+    const grace = cfg.graceS * 1000 * (sample.measure === 'fallback' ? FALLBACK_GRACE_FACTOR : 1);
+    s = { ...s, deadline: { startedAtMs: now, endsAtMs: now + grace, currentAtStart: sample.currentBytes } };
+    return [s, verdict('standing-still', w, s, now)];
+  }
+  return [s, verdict('window', w, s, now)];
+}
+
+/** After we lowered the session's brake ourselves: stay quiet for muteAfterLowerS. */
+export function muteAfterLowering(state: DetectorState, nowMs: number, cfg: DetectorConfig): DetectorState {
+  return { ...state, hotWindows: 0, deadline: undefined, mutedUntilMs: nowMs + cfg.muteAfterLowerS * 1000 };
+}
+
+/** After the biggest command was stopped, or the brake raised: the episode starts over. */
+export function resetEpisode(state: DetectorState): DetectorState {
+  return { ...state, hotWindows: 0, deadline: undefined };
+}

@@ -1,0 +1,205 @@
+// @ts-check
+'use strict';
+// One test per rule of design.md §4, each built so that it fails when its rule is removed.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fc = require('fast-check');
+const { step, initialState, classifyWindow, muteAfterLowering, resetEpisode } = require('../../../dist/stall/detector.js');
+const { parseConfig } = require('../../../dist/config/load.js');
+
+const cfg = parseConfig({}, 'defaults').detector;
+const MiB = 2 ** 20;
+
+/**
+ * A session over time: each call to next() advances one window, adding `share` of full stall,
+ * `ownHigh` brake breaches and `grow` bytes.
+ */
+function session({ high = 64 * MiB, current = 40 * MiB, anonShare = 1, sessions = 2, measure = 'psi', windowMs = 2000 } = {}) {
+  let s = {
+    atMs: 0, currentBytes: current, highBytes: high, maxBytes: Infinity, swapMaxBytes: 0,
+    anonBytes: current * anonShare, shmemBytes: 0, fileBytes: current * (1 - anonShare), ownHighEvents: 0,
+    pressureFullUs: 0, pressureSomeUs: 0, cpuUsageUs: 0, sessionsInSlice: sessions, measure,
+  };
+  return {
+    first: () => ({ ...s }),
+    next({ share = 0, ownHigh = 0, grow = 0, anon = anonShare, dt = windowMs } = {}) {
+      const currentBytes = s.currentBytes + grow;
+      s = { ...s, atMs: s.atMs + dt, currentBytes, anonBytes: currentBytes * anon, fileBytes: currentBytes * (1 - anon),
+        ownHighEvents: s.ownHighEvents + ownHigh, pressureFullUs: s.pressureFullUs + Math.round(share * dt * 1000) };
+      return { ...s };
+    },
+  };
+}
+
+/** Feed samples; return the verdicts. */
+function run(samples, config = cfg, state = initialState()) {
+  let st = state;
+  return samples.map((x) => {
+    const [next, v] = step(st, x, config);
+    st = next;
+    return { ...v, stateAfter: st };
+  });
+}
+
+test('trip and clear lines: ≥ 0.2 hot, < 0.1 clear, between warm', () => {
+  const s = session();
+  const a = s.first();
+  const kind = (share) => classifyWindow(a, { ...a, atMs: 2000, ownHighEvents: 5, pressureFullUs: share * 2e6 }, cfg).kind;
+  assert.equal(kind(0.2), 'hot');
+  assert.equal(kind(0.19), 'warm');
+  assert.equal(kind(0.1), 'warm');
+  assert.equal(kind(0.099), 'clear');
+  assert.equal(kind(0.0005), 'clear');
+});
+
+test('two hot windows in a row before standing still', () => {
+  const s = session();
+  const vs = run([s.first(), s.next({ share: 0.6, ownHigh: 50 }), s.next({ share: 0.6, ownHigh: 50 })]);
+  assert.equal(vs[1].event, 'window');
+  assert.equal(vs[1].state, 'hot');
+  assert.equal(vs[2].event, 'standing-still');
+});
+
+test('a clear window between two hot ones starts the count over; a warm one does not', () => {
+  const s = session();
+  const hot = { share: 0.6, ownHigh: 50 };
+  const withClear = run([s.first(), s.next(hot), s.next({ share: 0 }), s.next(hot)]);
+  assert.deepEqual(withClear.map((v) => v.event), ['first-sample', 'window', 'window', 'window']);
+  const t = session();
+  const withWarm = run([t.first(), t.next(hot), t.next({ share: 0.15, ownHigh: 5 }), t.next(hot)]);
+  assert.equal(withWarm[3].event, 'standing-still');
+});
+
+test('the anon fuse: pressure while grinding page cache is clear', () => {
+  const s = session({ anonShare: 0.5 });
+  const vs = run([s.first(), s.next({ share: 0.8, ownHigh: 100 }), s.next({ share: 0.8, ownHigh: 100 })]);
+  assert.deepEqual(vs.map((v) => v.window?.kind), [undefined, 'clear', 'clear']);
+  assert.equal(vs[2].state, 'clear');
+  // at the fuse line itself it counts
+  const t = session({ anonShare: 0.9 });
+  assert.equal(run([t.first(), t.next({ share: 0.8, ownHigh: 1 })])[1].window.kind, 'hot');
+});
+
+test('its own doing: without own evidence a stalled window is clear; each kind of evidence makes it count', () => {
+  const far = 10 * MiB; // far below its 64 MiB brake
+  const stalled = { share: 0.8 };
+  const neighbour = session({ current: far, sessions: 3 });
+  assert.equal(run([neighbour.first(), neighbour.next(stalled)])[1].window.kind, 'clear');
+  const ownHigh = session({ current: far, sessions: 3 });
+  assert.deepEqual(run([ownHigh.first(), ownHigh.next({ ...stalled, ownHigh: 1 })])[1].window.evidence, ['own-high-moved']);
+  const near = session({ current: 0.96 * 64 * MiB, sessions: 3 });
+  assert.deepEqual(run([near.first(), near.next(stalled)])[1].window.evidence, ['near-own-brake']);
+  const alone = session({ current: far, sessions: 1 });
+  assert.deepEqual(run([alone.first(), alone.next(stalled)])[1].window.evidence, ['alone-in-slice']);
+});
+
+test('the deadline: grace after standing still, doubled on the fallback measure, then expired', () => {
+  const s = session();
+  const hot = { share: 0.6, ownHigh: 50 };
+  const vs = run([s.first(), s.next(hot), s.next(hot)]);
+  assert.equal(vs[2].deadlineRemainingMs, 180_000);
+  const f = session({ measure: 'fallback' });
+  const fv = run([f.first(), f.next({ ownHigh: 50 }), f.next({ ownHigh: 50 })]);
+  assert.equal(fv[2].event, 'standing-still');
+  assert.equal(fv[2].deadlineRemainingMs, 360_000);
+  // expire: keep hot windows coming past the grace
+  const samples = [s.first()];
+  for (let i = 0; i < 100; i++) samples.push(s.next(hot));
+  const all = run(samples);
+  const start = all.findIndex((v) => v.event === 'standing-still');
+  const end = all.findIndex((v) => v.event === 'deadline-expired');
+  assert.equal((end - start) * 2000, 180_000);
+});
+
+test('progress clears: a 64 MiB drop since the deadline started ends it; output does not count', () => {
+  const s = session({ current: 200 * MiB, high: 210 * MiB });
+  const hot = { share: 0.6, ownHigh: 50 };
+  const vs = run([s.first(), s.next(hot), s.next(hot), s.next({ ...hot, grow: -63 * MiB }), s.next({ ...hot, grow: -1 * MiB })]);
+  assert.equal(vs[2].event, 'standing-still');
+  assert.equal(vs[3].event, 'window', '63 MiB is not yet progress');
+  assert.equal(vs[4].event, 'progress');
+  assert.equal(vs[4].stateAfter.deadline, undefined);
+});
+
+test('a clear window ends standing still; a warm one does not', () => {
+  const s = session();
+  const hot = { share: 0.6, ownHigh: 50 };
+  const vs = run([s.first(), s.next(hot), s.next(hot), s.next({ share: 0.15, ownHigh: 2 }), s.next({ share: 0.01 })]);
+  assert.equal(vs[3].state, 'standing-still');
+  assert.equal(vs[4].event, 'cleared');
+  assert.equal(vs[4].state, 'clear');
+});
+
+test('mute after our own lowering: 240 s in which no window counts', () => {
+  const s = session();
+  const hot = { share: 0.6, ownHigh: 50 };
+  const first = s.first();
+  const muted = muteAfterLowering(run([first])[0].stateAfter, first.atMs, cfg);
+  const samples = [];
+  for (let i = 0; i < 122; i++) samples.push(s.next(hot));
+  const vs = run(samples, cfg, muted);
+  const firstStill = vs.findIndex((v) => v.event === 'standing-still');
+  assert.ok(vs.slice(0, 119).every((v) => v.event === 'muted'), 'muted for 240 s');
+  assert.equal(firstStill, 120, 'two hot windows after the mute ends');
+});
+
+test('new cgroup, fresh start: counters that go backwards drop the episode', () => {
+  const s = session();
+  const hot = { share: 0.6, ownHigh: 50 };
+  const vs = run([s.first(), s.next(hot), s.next(hot)]);
+  const reborn = { ...s.next(hot), pressureFullUs: 10, ownHighEvents: 0 };
+  const [after, v] = step(vs[2].stateAfter, reborn, cfg);
+  assert.equal(v.event, 'new-cgroup');
+  assert.equal(after.deadline, undefined);
+  assert.equal(after.hotWindows, 0);
+  assert.equal(after.last, reborn);
+});
+
+test('a window shorter than half the nominal one is noise: the old sample stays', () => {
+  const s = session();
+  const a = s.first();
+  const [st] = step(initialState(), a, cfg);
+  const short = s.next({ share: 0.9, ownHigh: 5, dt: 999 });
+  const [after, v] = step(st, short, cfg);
+  assert.equal(v.event, 'short-window');
+  assert.equal(after.last, a);
+  const ok = s.next({ share: 0.9, ownHigh: 5, dt: 1000 });
+  assert.equal(step(after, ok, cfg)[1].event, 'window');
+});
+
+test('fallback without PSI: hot when the brake fired and it did not grow; clear when it grew', () => {
+  const s = session({ measure: 'fallback', high: 4096 * MiB }); // 1 % of 4 GiB > 16 MiB: the cap applies
+  const a = s.first();
+  const grew = (bytes, ownHigh = 10, anon = 1) => classifyWindow(a, { ...a, atMs: 5000, ownHighEvents: ownHigh, currentBytes: a.currentBytes + bytes, anonBytes: (a.currentBytes + bytes) * anon }, cfg).kind;
+  assert.equal(grew(16 * MiB - 1), 'hot');
+  assert.equal(grew(16 * MiB), 'clear');
+  assert.equal(grew(0, 0), 'clear', 'the brake did not fire');
+  assert.equal(grew(0, 10, 0.5), 'clear', 'the anon fuse holds here too');
+  const small = session({ measure: 'fallback', high: 64 * MiB }); // 1 % of 64 MiB < 16 MiB
+  const b = small.first();
+  assert.equal(classifyWindow(b, { ...b, atMs: 5000, ownHighEvents: 3, currentBytes: b.currentBytes + 0.01 * 64 * MiB }, cfg).kind, 'clear');
+});
+
+test('resetEpisode after an action starts the count over', () => {
+  const s = session();
+  const hot = { share: 0.6, ownHigh: 50 };
+  const vs = run([s.first(), s.next(hot), s.next(hot)]);
+  const reset = resetEpisode(vs[2].stateAfter);
+  assert.equal(reset.deadline, undefined);
+  assert.equal(reset.hotWindows, 0);
+});
+
+test('property: without own evidence no sequence of windows ever stands still', () => {
+  fc.assert(fc.property(fc.array(fc.record({ share: fc.double({ min: 0, max: 1, noNaN: true }), grow: fc.integer({ min: -MiB, max: MiB }) }), { maxLength: 60 }), (windows) => {
+    const s = session({ current: 10 * MiB, sessions: 4 });
+    return run([s.first(), ...windows.map((w) => s.next(w))]).every((v) => v.state !== 'standing-still');
+  }));
+});
+
+test('property: every verdict explains itself with the figures that decided', () => {
+  fc.assert(fc.property(fc.array(fc.record({ share: fc.double({ min: 0, max: 1, noNaN: true }), ownHigh: fc.nat(100) }), { minLength: 1, maxLength: 30 }), (windows) => {
+    const s = session();
+    const vs = run([s.first(), ...windows.map((w) => s.next(w))]);
+    return vs.slice(1).every((v) => v.window !== undefined && v.explain.includes(`share ${v.window.share.toFixed(2)}`) && v.explain.includes('hot windows'));
+  }));
+});
