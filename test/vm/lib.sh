@@ -1,0 +1,59 @@
+# shellcheck shell=bash
+# Shared settings for the test-lab scripts (sourced, not executed).
+# Env: SB_VM_CACHE (/var/tmp/sessionbrake-vm: every large artifact lives there)
+#      SB_VM_IMAGE (image dir; default $SB_VM_CACHE/current, set by build-image.sh)
+#      SB_VM_ACCEL (tcg; this host's /dev/kvm is PVM and hangs stock kernels, see README)
+#      SB_VM_SMP (2) SB_VM_MEM (2048 MiB) SB_VM_PROJ_RW=1 (project share writable; default read-only)
+#      SB_VM_PROJ_CACHE (9p cache mode of the project share: loose = 2-4x faster node start/require,
+#        but host edits made after boot may not be seen; vm-start.sh background mode defaults to none)
+CACHE="${SB_VM_CACHE:-/var/tmp/sessionbrake-vm}"
+IMAGE="${SB_VM_IMAGE:-$CACHE/current}"
+ACCEL="${SB_VM_ACCEL:-tcg}"
+SMP="${SB_VM_SMP:-2}"
+MEM="${SB_VM_MEM:-2048}"
+PROJ_CACHE="${SB_VM_PROJ_CACHE:-loose}"   # (vm-start.sh overrides the default)
+
+# Install missing host tools (we run as root in CI; a developer without root gets apt's error).
+sbvm_host_deps() {
+  local miss=() c
+  for c in qemu-system-x86_64:qemu-system-x86 qemu-img:qemu-utils mmdebstrap:mmdebstrap \
+           mkfs.ext4:e2fsprogs zstd:zstd setpriv:util-linux flock:util-linux; do
+    command -v "${c%%:*}" >/dev/null 2>&1 || miss+=("${c#*:}")
+  done
+  ((${#miss[@]})) || return 0
+  echo "+ apt-get install ${miss[*]}" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${miss[@]}" >/dev/null
+}
+
+sbvm_check_image() {
+  local f
+  for f in vmlinuz initrd.img rootfs.img; do
+    [[ -s "$IMAGE/$f" ]] || { echo "missing $IMAGE/$f: run test/vm/build-image.sh first" >&2; return 2; }
+  done
+}
+
+# sbvm_qemu_argv SHARE PROJDIR|"" EXTRA_KERNEL_CMDLINE  -> sets the array QEMU_ARGV
+sbvm_qemu_argv() {
+  local share="$1" proj="$2" xappend="$3" accel ro=ro
+  # shellcheck disable=SC2054   # the commas are qemu's
+  case "$ACCEL" in
+    kvm) accel=(-accel kvm -cpu host);;
+    *)   accel=(-accel tcg,thread=multi,tb-size=256 -cpu max);;
+  esac
+  local append="console=ttyS0 root=/dev/vda rw quiet loglevel=4 systemd.unified_cgroup_hierarchy=1 psi=1 panic=-1 systemd.show_status=false lab.runner=1 $xappend"
+  # snapshot=on: guest writes go to a throw-away overlay, the image stays pristine
+  QEMU_ARGV=(qemu-system-x86_64 -nodefaults -no-user-config -nographic -no-reboot
+    "${accel[@]}" -smp "$SMP" -m "$MEM" -M pc
+    -kernel "$IMAGE/vmlinuz" -initrd "$IMAGE/initrd.img"
+    -drive "file=$IMAGE/rootfs.img,if=virtio,format=raw,snapshot=on,cache=unsafe"
+    -virtfs "local,path=$share,mount_tag=lab,security_model=none,id=lab"
+    -device virtio-rng-pci -nic none
+    -serial "file:$share/console.log" -monitor none)
+  if [[ -n "$proj" ]]; then
+    [[ -n "${SB_VM_PROJ_RW:-}" ]] && ro=rw
+    QEMU_ARGV+=(-virtfs "local,path=$proj,mount_tag=proj,security_model=none,id=proj$([[ $ro == ro ]] && echo ,readonly=on)")
+    append+=" lab.proj=$ro lab.projcache=$PROJ_CACHE"
+  fi
+  QEMU_ARGV+=(-append "$append")
+}

@@ -1,0 +1,257 @@
+// @ts-check
+'use strict';
+// Host side of the real-systemd lab: `node --test test/vm/suite.test.js` (npm run test:vm).
+// Builds/reuses the guest image, boots ONE Debian 12 guest (QEMU TCG) with this repository shared
+// read-only at /mnt/proj, runs every test/vm/guest/*.test.js in it as user 'tester' and mirrors
+// each guest test as a host subtest of the same name (pass/fail/skip/todo), so the host summary
+// counts them. qemu is this process's child under pdeathsig SIGKILL, and a watchdog kills it if
+// our parent (the test runner) dies, so no qemu outlives the run.
+// Env: SB_VM_SKIP=1 (skip, reported as such), SB_VM_FILE_TIMEOUT (300 s per guest file),
+//      SB_VM_BOOT_TIMEOUT (180 s), SB_VM_KEEP_RUN=1 (keep the run dir), and lib.sh's SB_VM_*.
+const { describe, test, before, after } = require('node:test');
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const HERE = __dirname;
+const ROOT = path.resolve(HERE, '..', '..');
+const GUEST_DIR = path.join(HERE, 'guest');
+const FILE_TIMEOUT_S = Number(process.env.SB_VM_FILE_TIMEOUT || 300);
+const BOOT_TIMEOUT_S = Number(process.env.SB_VM_BOOT_TIMEOUT || 180);
+const TAIL_LINES = 40;
+const ERR_TAIL_LINES = 20;
+
+/** @param {string} text @param {number} n */
+const tail = (text, n) => text.split('\n').slice(-n - 1).join('\n').trimEnd();
+/** @param {number} ms */
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Run a command, stream nothing, collect stdout/stderr; stderr can be passed through instead.
+ * @param {string[]} argv @param {{env?: NodeJS.ProcessEnv, passStderr?: boolean}} [opts]
+ * @returns {Promise<{rc: number, stdout: string, stderr: string}>}
+ */
+function run(argv, { env, passStderr = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', passStderr ? 'inherit' : 'pipe'] });
+    let stdout = '', stderr = '';
+    child.stdout?.on('data', (d) => { stdout += d; });
+    child.stderr?.on('data', (d) => { stderr += d; });
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ rc: code ?? 128 + (signal ? os.constants.signals[signal] : 0), stdout, stderr }));
+  });
+}
+
+// ---- what a guest run reports (one JSON line per event, see guest-reporter.js) ----
+/**
+ * @typedef {{message: string, stack?: string, failureType?: string, code?: string}} GuestError
+ * @typedef {{sbvm: 'test', event: 'pass'|'fail'|'skip'|'todo', name: string, nesting: number, type: string,
+ *            durationMs?: number, skip?: string, todo?: string, error?: GuestError, children: GuestTest[]}} GuestTest
+ */
+
+/**
+ * Parse the reporter's lines; node reports a test after its subtests (post-order), so a test at
+ * nesting n adopts the tests collected at n+1 since the previous one.
+ * @param {string} stdout
+ */
+function parseGuestRun(stdout) {
+  /** @type {GuestTest[][]} */
+  const pending = [[]];
+  let output = '';
+  /** @type {string[]} */
+  const diagnostics = [];
+  for (const line of stdout.split('\n')) {
+    /** @type {any} */
+    let ev;
+    try { ev = line.startsWith('{"sbvm"') ? JSON.parse(line) : undefined; } catch { ev = undefined; }
+    if (!ev) { if (line) output += line + '\n'; continue; }
+    if (ev.sbvm === 'output') output += ev.message;
+    // the guest runner's own summary (tests N, pass N, ...) is noise here: the host counts too
+    if (ev.sbvm === 'diagnostic' && !/^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) \S+$/.test(ev.message)) {
+      diagnostics.push(ev.message);
+    }
+    if (ev.sbvm !== 'test') continue;
+    const n = ev.nesting;
+    while (pending.length < n + 2) pending.push([]);
+    ev.children = pending[n + 1];
+    pending[n + 1] = [];
+    pending[n].push(ev);
+  }
+  return { tests: pending[0], output, diagnostics };
+}
+
+/** @param {GuestTest} gt @param {string} file @param {string} outputTail */
+function guestError(gt, file, outputTail) {
+  const e = gt.error ?? { message: 'failed (no error reported)' };
+  const stack = e.stack && !e.stack.includes(e.message) ? e.stack : (e.stack ?? '').split('\n').filter((l) => /^\s+at /.test(l)).join('\n');
+  const err = new Error(`[guest ${file}] ${e.message.trimEnd()}\n` + (stack ? `--- guest stack ---\n${stack}\n` : '') +
+    `--- ${file}: output (last ${ERR_TAIL_LINES} lines) ---\n${outputTail || '(none)'}`);
+  err.name = 'GuestTestFailure';
+  err.stack = `${err.name}: ${err.message}`;     // the host's own frames say nothing about a guest failure
+  return err;
+}
+
+/**
+ * Mirror one guest test (and its subtests) as a host subtest with the same name.
+ * @param {import('node:test').TestContext} t @param {GuestTest} gt @param {string} file @param {string} outputTail
+ */
+async function mirror(t, gt, file, outputTail) {
+  await t.test(gt.name, async (st) => {
+    for (const child of gt.children) await mirror(st, child, file, outputTail);
+    if (gt.event === 'skip') return st.skip(gt.skip || 'skipped in the guest');
+    if (gt.todo !== undefined) st.todo(gt.todo || 'todo in the guest');
+    // a parent failing only because its subtests did fails on the host for the same reason
+    if (gt.event === 'fail' && gt.error?.failureType !== 'subtestsFailed') throw guestError(gt, file, outputTail);
+  });
+}
+
+// Run as root in the guest after each file: leftovers of a crashed or sloppy file must not weigh on
+// the next one. Scopes of tester's manager (except its own init.scope) get their brake lifted first
+// (a braked task can take minutes to die on 6.1), then SIGKILL + stop; tester processes still in
+// lab-runner.service's cgroup (spawned without a scope) are killed. Prints what it cleaned.
+const CLEANUP = String.raw`
+us() { as-tester systemctl --user "$@"; }
+for u in $(us list-units --all --plain --no-legend --type=scope | awk '$1 != "init.scope" {print $1}'); do
+  echo "scope $u"
+  { us set-property --runtime "$u" MemoryHigh=infinity; us kill -s KILL "$u"; us stop "$u"; } >/dev/null 2>&1
+done
+for p in $(cat /sys/fs/cgroup/system.slice/lab-runner.service/cgroup.procs); do
+  [ "$(stat -c %u "/proc/$p" 2>/dev/null)" = 1000 ] && echo "process $p $(ps -o args= -p "$p" | cut -c1-60)" && kill -9 "$p"
+done
+true`;
+
+/** Remove run dirs of earlier runs whose qemu is dead (kept after failures, or left by a kill). */
+function pruneStaleRunDirs() {
+  for (const name of fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('sbvm-suite-'))) {
+    const dir = path.join(os.tmpdir(), name);
+    try {
+      const pid = Number(fs.readFileSync(path.join(dir, 'qemu.pid'), 'utf8'));
+      try { process.kill(pid, 0); continue; } catch { /* dead: prune */ }
+    } catch {
+      if (Date.now() - fs.statSync(dir).mtimeMs < 3600e3) continue;   // no pid yet: maybe booting now
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---- the suite ----
+const skip = process.env.SB_VM_SKIP && process.env.SB_VM_SKIP !== '0';
+const required = ['build/Release/sessionbrake.node', 'dist', 'node_modules/dbus-next'];
+const missing = required.filter((f) => !fs.existsSync(path.join(ROOT, f)));
+
+if (skip) {
+  test('vm lab suite', { skip: `explicitly skipped by SB_VM_SKIP=${process.env.SB_VM_SKIP}` }, () => {});
+} else if (missing.length) {
+  test('vm lab suite: project is built', () => {
+    throw new Error(`missing ${missing.map((f) => path.join(ROOT, f)).join(', ')}: ` +
+      'run `npm ci` (installs dependencies, builds the addon and dist/) before `npm run test:vm`');
+  });
+} else {
+  const guestFiles = fs.readdirSync(GUEST_DIR).filter((f) => f.endsWith('.test.js')).sort();
+  /** @type {import('node:child_process').ChildProcess | undefined} */
+  let qemu;
+  let qemuExited = false;
+  let failed = false;
+  let runDir = '';
+  /** @type {NodeJS.ProcessEnv} */
+  let env = process.env;
+
+  const killQemu = () => { if (qemu && !qemuExited) qemu.kill('SIGKILL'); };
+  // pdeathsig covers our own death; this covers the death of the test runner that started us
+  const parentPid = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parentPid) { killQemu(); process.exit(1); }
+  }, 500).unref();
+  process.on('exit', killQemu);
+
+  const consoleTail = () => {
+    try {
+      const text = fs.readFileSync(path.join(runDir, 'console.log'), 'utf8')
+        .replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1bc|\r/g, '');      // SeaBIOS' terminal escapes
+      return tail(text, TAIL_LINES);
+    } catch { return '(no console log)'; }
+  };
+  /** What the guest's journal says lately (for failures). */
+  const journalTail = async () => {
+    const r = await run(['bash', path.join(HERE, 'vm-exec.sh'), '-d', runDir, '-t', '20',
+      'journalctl -b -n 30 --no-pager -o short-monotonic'], { env });
+    return tail(r.stdout + r.stderr, 30);
+  };
+
+  describe('vm lab', () => {
+    before(async () => {
+      // 1. image (cached by content key; progress streams to our stderr)
+      const t0 = Date.now();
+      const build = await run(['bash', path.join(HERE, 'build-image.sh')], { passStderr: true });
+      if (build.rc !== 0) throw new Error(`test/vm/build-image.sh failed (rc ${build.rc})`);
+      const image = build.stdout.trim().split('\n').pop() ?? '';
+      env = { ...process.env, SB_VM_IMAGE: image };
+      // 2. boot: vm-start.sh -F execs into qemu, so qemu is OUR child with pdeathsig SIGKILL
+      pruneStaleRunDirs();
+      runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbvm-suite-'));
+      const t1 = Date.now();
+      let qemuLog = '';
+      qemu = spawn('bash', [path.join(HERE, 'vm-start.sh'), '-F', '-d', runDir, '-p', ROOT],
+        { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      qemu.stdout?.on('data', (d) => { qemuLog += d; });
+      qemu.stderr?.on('data', (d) => { qemuLog += d; });
+      qemu.on('exit', () => { qemuExited = true; });
+      const ready = path.join(runDir, 'out', 'ready');
+      const deadline = Date.now() + BOOT_TIMEOUT_S * 1000;
+      while (!fs.existsSync(ready) || !fs.readFileSync(ready, 'utf8').trim()) {
+        if (qemuExited || Date.now() > deadline) {
+          killQemu();
+          failed = true;
+          throw new Error(`guest not ready (${qemuExited ? 'qemu exited' : `time-out ${BOOT_TIMEOUT_S} s`}): ${qemuLog}\n` +
+            `--- guest console (last ${TAIL_LINES} lines) ---\n${consoleTail()}`);
+        }
+        await sleep(100);
+      }
+      process.stderr.write(`sbvm: image ${((t1 - t0) / 1000).toFixed(1)} s, boot to ready ${((Date.now() - t1) / 1000).toFixed(1)} s ` +
+        `(guest uptime ${fs.readFileSync(ready, 'utf8').trim()} s), run dir ${runDir}\n`);
+    });
+
+    after(async () => {
+      if (qemu && !qemuExited) {
+        fs.writeFileSync(path.join(runDir, 'q', 'stop'), '');
+        for (let i = 0; i < 150 && !qemuExited; i++) await sleep(100);
+        killQemu();
+      }
+      if (!runDir) return;
+      if (failed || process.env.SB_VM_KEEP_RUN) process.stderr.write(`sbvm: run dir kept: ${runDir}\n`);
+      else fs.rmSync(runDir, { recursive: true, force: true });
+    });
+
+    for (const file of guestFiles) {
+      test(`guest/${file}`, async (t) => {
+        const rel = `test/vm/guest/${file}`;
+        const cmd = `cd /mnt/proj && as-tester node --test --test-reporter=/mnt/proj/test/vm/guest-reporter.js ${rel}`;
+        const t0 = Date.now();
+        const res = await run(['bash', path.join(HERE, 'vm-exec.sh'), '-d', runDir, '-t', String(FILE_TIMEOUT_S), cmd], { env });
+        const { tests, output, diagnostics } = parseGuestRun(res.stdout);
+        const allOutput = output + res.stderr;
+        const outputTail = tail(allOutput, ERR_TAIL_LINES);
+        for (const d of diagnostics) t.diagnostic(`guest: ${d}`);
+        /** @param {GuestTest[]} ts @returns {boolean} */
+        const anyFail = (ts) => ts.some((x) => x.event === 'fail' || anyFail(x.children));
+        if (res.rc !== 0 || anyFail(tests)) {
+          failed = true;
+          process.stderr.write(`\n=== guest ${rel} failed (rc ${res.rc}, ${((Date.now() - t0) / 1000).toFixed(1)} s) ===\n` +
+            `--- output (last 100 lines) ---\n${tail(allOutput, 100)}\n` +
+            `--- guest console (last ${TAIL_LINES} lines) ---\n${consoleTail()}\n` +
+            `--- guest journal (last 30 lines) ---\n${qemuExited ? '(qemu is gone)' : await journalTail()}\n=== end ${rel} ===\n`);
+        }
+        if (!qemuExited) {
+          const left = await run(['bash', path.join(HERE, 'vm-exec.sh'), '-d', runDir, '-t', '60', CLEANUP], { env });
+          for (const l of (left.stdout + left.stderr).split('\n').filter(Boolean)) t.diagnostic(`cleaned up after ${file}: ${l}`);
+        }
+        for (const gt of tests) await mirror(t, gt, rel, outputTail);
+        // failures that no guest test carries: time-out, qemu gone, node crashed before reporting
+        if (res.rc === 124) throw new Error(`${rel} timed out after ${FILE_TIMEOUT_S} s (SB_VM_FILE_TIMEOUT)\n${outputTail}`);
+        if (res.rc !== 0 && !anyFail(tests)) throw new Error(`${rel} exited ${res.rc} without a failing test\n${outputTail}`);
+        if (!tests.length) t.diagnostic(`${rel} reported no tests`);
+      });
+    }
+  });
+}
