@@ -14,7 +14,8 @@ Napi::Error ErrnoError(Napi::Env env, const char* syscall, int err,
 // Throw a TypeError for a bad argument; `what` says what was expected.
 [[noreturn]] void ThrowArgError(Napi::Env env, const std::string& what);
 
-// Call a JS callback from a libuv callback. Exceptions thrown by the callback are
+// Call a JS callback from a libuv callback. Values passed in `args` must have been made inside
+// a Napi::HandleScope opened by the caller (a libuv callback has none). Exceptions thrown by the callback are
 // surfaced as uncaught exceptions (napi_fatal_exception), never swallowed.
 void CallFromLoop(Napi::Env env, const Napi::FunctionReference& fn,
                   const std::initializer_list<napi_value>& args);

@@ -16,6 +16,14 @@ namespace {
 // file is gone, or its watch was dropped.
 constexpr uint32_t kWatchMask = IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF;
 constexpr uint32_t kGoneMask = IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT;
+// On a grandparent directory: one of its entries went away.
+constexpr uint32_t kDirMask = IN_DELETE | IN_MOVED_FROM | IN_ONLYDIR | IN_MASK_ADD;
+
+std::string Dirname(const std::string& p) {
+  auto slash = p.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : p.substr(0, slash);
+}
 }  // namespace
 
 void FileWatch::Init(Napi::Env env, Napi::Object exports) {
@@ -57,6 +65,8 @@ void FileWatch::Release() {
   }
   paths_.clear();
   wds_.clear();
+  dirs_.clear();
+  dir_wds_.clear();
   callback_.Reset();
 }
 
@@ -68,9 +78,47 @@ Napi::Value FileWatch::Add(const Napi::CallbackInfo& info) {
   int wd = inotify_add_watch(fd_, path.c_str(), kWatchMask);
   if (wd < 0) throw ErrnoError(env, "inotify_add_watch", errno, path);
   // The same file under another name gets the same wd: keep the first name.
-  if (paths_.emplace(wd, path).second) wds_[path] = wd;
+  if (paths_.emplace(wd, path).second) {
+    wds_[path] = wd;
+    WatchGrandparent(path);
+  }
   if (paths_.size() == 1) poll_->Ref();
   return env.Undefined();
+}
+
+void FileWatch::WatchGrandparent(const std::string& file) {
+  std::string gp = Dirname(Dirname(file));
+  auto it = dir_wds_.find(gp);
+  if (it != dir_wds_.end()) {
+    dirs_[it->second].refs++;
+    return;
+  }
+  // Best effort: without it, a file that is unlinked is still seen (IN_DELETE_SELF).
+  int wd = inotify_add_watch(fd_, gp.c_str(), kDirMask);
+  if (wd < 0) return;
+  dirs_[wd] = DirWatch{gp, 1};
+  dir_wds_[gp] = wd;
+}
+
+void FileWatch::UnwatchGrandparent(const std::string& file) {
+  auto it = dir_wds_.find(Dirname(Dirname(file)));
+  if (it == dir_wds_.end()) return;
+  int wd = it->second;
+  if (--dirs_[wd].refs > 0) return;
+  dirs_.erase(wd);
+  dir_wds_.erase(it);
+  inotify_rm_watch(fd_, wd);
+}
+
+void FileWatch::Forget(int wd, bool kernelDropped) {
+  auto it = paths_.find(wd);
+  if (it == paths_.end()) return;
+  std::string path = it->second;
+  paths_.erase(it);
+  wds_.erase(path);
+  // the IN_IGNORED that follows an rm_watch finds no path and is dropped
+  if (!kernelDropped) inotify_rm_watch(fd_, wd);
+  UnwatchGrandparent(path);
 }
 
 // remove(path): false when the path was not watched.
@@ -80,11 +128,8 @@ Napi::Value FileWatch::Remove(const Napi::CallbackInfo& info) {
   std::string path = info[0].As<Napi::String>();
   auto it = wds_.find(path);
   if (it == wds_.end() || fd_ < 0) return Napi::Boolean::New(env, false);
-  int wd = it->second;
-  wds_.erase(it);
-  paths_.erase(wd);  // the IN_IGNORED that follows finds no path and is dropped
-  // EINVAL here means the kernel already dropped the watch (file gone): nothing to undo.
-  if (inotify_rm_watch(fd_, wd) != 0 && errno != EINVAL) throw ErrnoError(env, "inotify_rm_watch", errno, path);
+  // (an EINVAL from inotify_rm_watch means the kernel dropped the watch already: nothing to undo)
+  Forget(it->second, false);
   if (paths_.empty()) poll_->Unref();
   return Napi::Boolean::New(env, true);
 }
@@ -92,6 +137,7 @@ Napi::Value FileWatch::Remove(const Napi::CallbackInfo& info) {
 void FileWatch::OnReadable(Napi::Env env) {
   // Drain everything queued, then report each file once: gone wins over modified.
   std::map<std::string, bool> changed;  // path -> gone
+  std::map<int, bool> gone;              // wd -> the kernel dropped the watch itself (IN_IGNORED)
   alignas(struct inotify_event) char buf[16384];
   bool overflow = false;
   for (;;) {
@@ -104,14 +150,23 @@ void FileWatch::OnReadable(Napi::Env env) {
         overflow = true;
         continue;
       }
+      auto dir = dirs_.find(ev->wd);
+      if (dir != dirs_.end()) {
+        if (ev->mask & IN_IGNORED) {  // the grandparent itself went away: its entries went first
+          dir_wds_.erase(dir->second.path);
+          dirs_.erase(dir);
+        } else if (ev->len > 0 && (ev->mask & (IN_DELETE | IN_MOVED_FROM))) {
+          std::string prefix = (dir->second.path == "/" ? "" : dir->second.path) + "/" + ev->name + "/";
+          for (const auto& kv : paths_) {
+            if (kv.second.compare(0, prefix.size(), prefix) == 0) gone.emplace(kv.first, false);
+          }
+        }
+        continue;
+      }
       auto it = paths_.find(ev->wd);
       if (it == paths_.end()) continue;  // removed by us, or already reported gone
       if (ev->mask & kGoneMask) {
-        changed[it->second] = true;
-        if (ev->mask & IN_IGNORED) {  // the kernel has released the watch
-          wds_.erase(it->second);
-          paths_.erase(it);
-        }
+        gone[ev->wd] = gone[ev->wd] || (ev->mask & IN_IGNORED) != 0;
       } else {
         changed.emplace(it->second, false);
       }
@@ -120,15 +175,11 @@ void FileWatch::OnReadable(Napi::Env env) {
   if (overflow) {  // events were lost: every file may have changed
     for (const auto& kv : paths_) changed.emplace(kv.second, false);
   }
-  for (auto it = changed.begin(); it != changed.end(); ++it) {
-    // A DELETE_SELF whose IN_IGNORED is still to come: release the watch now, so that the
-    // file is reported gone exactly once.
-    if (it->second && wds_.count(it->first)) {
-      int wd = wds_[it->first];
-      wds_.erase(it->first);
-      paths_.erase(wd);
-      inotify_rm_watch(fd_, wd);
-    }
+  for (const auto& kv : gone) {
+    auto it = paths_.find(kv.first);
+    if (it == paths_.end()) continue;
+    changed[it->second] = true;
+    Forget(kv.first, kv.second);  // gone exactly once: its watch is released now
   }
   if (changed.empty() || callback_.IsEmpty()) return;
   if (paths_.empty() && poll_ != nullptr) poll_->Unref();

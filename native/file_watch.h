@@ -1,6 +1,10 @@
 // Many files watched through one inotify fd. Each loop turn delivers at most one event per
-// file: "modified", or "gone" once the file (a removed cgroup's file) has disappeared and the
-// kernel has dropped its watch.
+// file: "modified", or "gone" once the file has disappeared; its watch is then released.
+//
+// A removed cgroup sends nothing to watches on its files (kernfs drops them without the VFS;
+// seen on kernel 6.1): only the rmdir shows, as IN_DELETE of the cgroup's name in the PARENT
+// directory. So besides each file, the parent of its directory is watched (once per distinct
+// directory, refcounted), and a deleted entry there makes every watched file below it gone.
 #pragma once
 #include <napi.h>
 
@@ -26,12 +30,22 @@ class FileWatch : public Napi::ObjectWrap<FileWatch> {
   Napi::Value GetSize(const Napi::CallbackInfo& info);
   void OnReadable(Napi::Env env);
   void Release();
+  void WatchGrandparent(const std::string& file);
+  void UnwatchGrandparent(const std::string& file);
+  // Forget a file's watch (the kernel's, unless it dropped it already) and its grandparent's ref.
+  void Forget(int wd, bool kernelDropped);
 
   int fd_ = -1;
   PollHandle* poll_ = nullptr;
   Napi::FunctionReference callback_;
   std::map<int, std::string> paths_;  // watch descriptor -> path
   std::map<std::string, int> wds_;    // path -> watch descriptor
+  struct DirWatch {
+    std::string path;
+    int refs;
+  };
+  std::map<int, DirWatch> dirs_;        // wd of a watched grandparent directory -> its path, users
+  std::map<std::string, int> dir_wds_;  // grandparent path -> wd
 };
 
 }  // namespace sb

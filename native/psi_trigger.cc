@@ -39,6 +39,7 @@ PsiTrigger::PsiTrigger(const Napi::CallbackInfo& info) : Napi::ObjectWrap<PsiTri
   callback_ = Napi::Persistent(info[2].As<Napi::Function>());
   try {
     poll_ = PollHandle::Start(env, fd_, UV_PRIORITIZED, [this, env](int status, int) {
+      Napi::HandleScope scope(env);  // we are called from libuv: no JS scope is open
       if (status < 0) {  // POLLERR: the cgroup is gone; libuv has stopped the handle
         Napi::FunctionReference cb = std::move(callback_);
         Release();

@@ -6,7 +6,6 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConfigError, defaultConfigPath, loadConfig } from '../config/load';
-import { parseProcCgroup } from '../cgroup/parse';
 import { PsiTrigger } from '../native';
 import { userBusAddress } from '../systemd/address';
 import { DbusUserManager } from '../systemd/user-manager';
@@ -20,13 +19,6 @@ export interface Check {
   fix?: string;
 }
 
-/** The user manager's cgroup: the user@UID.service ancestor of this process's cgroup. */
-function userManagerCgroup(uid: number): string | undefined {
-  const own = parseProcCgroup(fs.readFileSync('/proc/self/cgroup', 'utf8'), '/proc/self/cgroup');
-  const m = own === undefined ? null : new RegExp(`^(.*/user@${uid}\\.service)(/|$)`).exec(own);
-  return m ? `/sys/fs/cgroup${m[1]}` : undefined;
-}
-
 export async function runChecks(env: NodeJS.ProcessEnv, configFile: string | undefined): Promise<Check[]> {
   const checks: Check[] = [];
   const uid = process.getuid?.() ?? -1;
@@ -34,34 +26,36 @@ export async function runChecks(env: NodeJS.ProcessEnv, configFile: string | und
   const v2 = /^cgroup2 \/sys\/fs\/cgroup cgroup2 /m.test(mounts);
   checks.push({ name: 'cgroup v2', ok: v2, detail: v2 ? 'cgroup2 mounted at /sys/fs/cgroup' : 'no cgroup2 at /sys/fs/cgroup', fix: 'boot with systemd.unified_cgroup_hierarchy=1 (the default since systemd 247)' });
 
-  const mgr = v2 ? userManagerCgroup(uid) : undefined;
-  const controllers = mgr && fs.existsSync(path.join(mgr, 'cgroup.subtree_control')) ? fs.readFileSync(path.join(mgr, 'cgroup.subtree_control'), 'utf8').trim() : '';
-  const delegated = controllers.split(' ').includes('memory');
-  checks.push({
-    name: 'memory delegated',
-    ok: delegated,
-    detail: mgr ? `${mgr}: subtree_control "${controllers}"` : `this process is not under user@${uid}.service`,
-    fix: 'add Delegate=memory to user@.service (systemctl edit user@.service; Debian 12 does by default), and run sbctl inside your user session',
-  });
-
-  const psi = fs.existsSync('/proc/pressure/memory');
-  checks.push({ name: 'PSI', ok: psi, detail: psi ? '/proc/pressure/memory present' : '/proc/pressure/memory missing', fix: 'boot a kernel with CONFIG_PSI=y and psi=1 on its command line' });
-  if (psi && mgr) {
-    const file = path.join(mgr, 'memory.pressure');
-    try {
-      PsiTrigger.arm(file, { kind: 'full', stallUs: 200_000, windowUs: 2_000_000 }, () => {}).close();
-      checks.push({ name: 'PSI triggers', ok: true, detail: `unprivileged 2 s trigger armed on ${file}` });
-    } catch (err) {
-      checks.push({ name: 'PSI triggers', ok: false, detail: `${(err as Error).message}`, fix: 'sbd falls back to sampling every 5 s; a kernel ≥ 6.1 allows unprivileged 2 s triggers' });
-    }
-  }
-
   let manager: DbusUserManager | undefined;
   try {
     manager = await DbusUserManager.connect(userBusAddress(env));
     checks.push({ name: 'user bus', ok: true, detail: `systemd --user reachable at ${userBusAddress(env)}` });
   } catch (err) {
     checks.push({ name: 'user bus', ok: false, detail: (err as Error).message, fix: 'log in, or enable lingering (loginctl enable-linger), so that your user manager and bus run' });
+  }
+
+  // The user manager's cgroup, as systemd itself says (sbctl may run outside it, e.g. over ssh).
+  const mgr = v2 && manager ? `/sys/fs/cgroup${await manager.managerCgroup()}` : undefined;
+  const controllers = mgr && fs.existsSync(path.join(mgr, 'cgroup.subtree_control')) ? fs.readFileSync(path.join(mgr, 'cgroup.subtree_control'), 'utf8').trim() : '';
+  checks.push({
+    name: 'memory delegated',
+    ok: controllers.split(' ').includes('memory'),
+    detail: mgr ? `${mgr}: subtree_control "${controllers}"` : `user@${uid}.service's cgroup unknown (no cgroup v2 or no user bus)`,
+    fix: 'add Delegate=memory to user@.service (systemctl edit user@.service; Debian 12 delegates it by default)',
+  });
+
+  const psi = fs.existsSync('/proc/pressure/memory');
+  checks.push({ name: 'PSI', ok: psi, detail: psi ? '/proc/pressure/memory present' : '/proc/pressure/memory missing', fix: 'boot a kernel with CONFIG_PSI=y and psi=1 on its command line' });
+  if (psi && mgr) {
+    // A cgroup below the manager's own: systemd hands the user the delegated root's directory
+    // but not its memory.pressure; init.scope (where systemd --user runs) is wholly the user's.
+    const file = path.join(mgr, 'init.scope', 'memory.pressure');
+    try {
+      PsiTrigger.arm(file, { kind: 'full', stallUs: 200_000, windowUs: 2_000_000 }, () => {}).close();
+      checks.push({ name: 'PSI triggers', ok: true, detail: `unprivileged 2 s trigger armed on ${file}` });
+    } catch (err) {
+      checks.push({ name: 'PSI triggers', ok: false, detail: `${(err as Error).message}`, fix: 'sbd falls back to sampling every 5 s; a kernel ≥ 6.1 allows unprivileged 2 s triggers' });
+    }
   }
 
   const user = os.userInfo().username;

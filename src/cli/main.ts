@@ -152,8 +152,6 @@ async function main(): Promise<number> {
 }
 
 if (require.main === module) {
-  void main().then((code) => {
-    process.exitCode = code;
-    // sbctl run leaves nothing behind; other commands closed their bus: let the loop drain.
-  });
+  // Exit once stdout is flushed: nothing sbctl opened may keep it alive after the answer.
+  void main().then((code) => process.stdout.write('', () => process.exit(code)));
 }

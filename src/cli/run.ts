@@ -40,6 +40,14 @@ const FORWARDED: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP'];
 const IGNORED: NodeJS.Signals[] = ['SIGINT', 'SIGQUIT'];
 
 export async function runSession(opts: RunOptions, manager: UserManager, env: NodeJS.ProcessEnv): Promise<number> {
+  try {
+    return await run(opts, manager, env);
+  } finally {
+    manager.close(); // on every path: an open bus would keep sbctl from exiting
+  }
+}
+
+async function run(opts: RunOptions, manager: UserManager, env: NodeJS.ProcessEnv): Promise<number> {
   const [cmd, ...args] = opts.argv;
   if (cmd === undefined) throw new UsageError('sbctl run: no command given: sbctl run [options] -- CMD [ARGS...]');
   const name = opts.name ?? defaultSessionName(cmd, Math.random().toString(16).slice(2, 8));

@@ -39,6 +39,8 @@ export interface UserManager {
   listSliceUnits(slices: readonly string[]): Promise<UnitInfo[]>;
   /** One unit's properties; undefined when systemd does not know it. */
   getUnit(unit: string): Promise<UnitInfo | undefined>;
+  /** The user manager's own cgroup (its ControlGroup property), e.g. "/user.slice/user-1000.slice/user@1000.service". */
+  managerCgroup(): Promise<string>;
   /** SetUnitProperties(runtime=true): the change lasts until the unit stops or the manager reloads. */
   setMemory(unit: string, props: MemoryProps): Promise<void>;
   /** StartTransientUnit for a scope around `pids`; resolves when its start job is done. */

@@ -50,6 +50,7 @@ export class DbusUserManager implements UserManager {
   private readonly finishedJobs = new Map<string, string>();
   private readonly jobWaiters = new Map<string, (result: string) => void>();
   private lost = false;
+  private closed = false;
 
   private constructor(bus: dbus.MessageBus) {
     this.bus = bus;
@@ -182,6 +183,11 @@ export class DbusUserManager implements UserManager {
     }
   }
 
+  async managerCgroup(): Promise<string> {
+    const [v] = (await this.call(MANAGER_PATH, PROPERTIES, 'Get', 'ss', [MANAGER, 'ControlGroup'])) as [dbus.Variant<string>];
+    return v.value;
+  }
+
   async setMemory(unit: string, props: MemoryProps): Promise<void> {
     await this.managerCall('SetUnitProperties', 'sba(sv)', [unit, true, memoryVariants(props)]);
   }
@@ -228,7 +234,10 @@ export class DbusUserManager implements UserManager {
     this.lostListeners.push(listener);
   }
 
+  /** Disconnect; calling it again does nothing. */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.lost = true;
     this.bus.disconnect();
   }

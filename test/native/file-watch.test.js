@@ -49,6 +49,53 @@ test('a deleted file is reported gone once, and its watch is released', async ()
   watch.close();
 });
 
+/** The kernel's watches on an inotify fd of this process (lines "inotify wd:..." of its fdinfo). */
+function kernelWatches() {
+  let n = 0;
+  for (const fd of fs.readdirSync('/proc/self/fdinfo')) {
+    try {
+      n += fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').split('\n').filter((l) => l.startsWith('inotify wd:')).length;
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return n;
+}
+
+test('a directory taken away under watched files makes each of them gone (the cgroup-removal path)', async () => {
+  // Moving a directory sends nothing to watches on the files inside (as removing a cgroup does
+  // on kernel 6.1): only the directory's parent hears of it.
+  const [f, g] = files(2);
+  const dir = path.dirname(f);
+  const { watch, events } = recorder();
+  watch.add(f);
+  watch.add(g);
+  fs.renameSync(dir, `${dir}-moved`);
+  await waitFor('gone events', () => events.filter((e) => e.kind === 'gone').length === 2);
+  assert.deepEqual(events.map((e) => e.path).sort(), [f, g].sort());
+  assert.equal(watch.size, 0);
+  watch.close();
+});
+
+test('the parent directories are watched once each, and released with their last file', () => {
+  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-slice-'));
+  const paths = Array.from({ length: 10 }, (_, i) => {
+    fs.mkdirSync(path.join(parent, `s${i}.scope`));
+    const file = path.join(parent, `s${i}.scope`, 'memory.events.local');
+    fs.writeFileSync(file, '');
+    return file;
+  });
+  const before = kernelWatches();
+  const watch = new FileWatch(() => {});
+  for (const p of paths) watch.add(p);
+  assert.equal(kernelWatches() - before, 11, '10 files and their one shared grandparent');
+  for (const p of paths.slice(0, 9)) watch.remove(p);
+  assert.equal(kernelWatches() - before, 2);
+  watch.remove(paths[9]);
+  assert.equal(kernelWatches() - before, 0);
+  watch.close();
+});
+
 test('10,000 rapid writes yield a bounded number of callbacks', async () => {
   const [f, g] = files(2);
   const { watch, events } = recorder();
