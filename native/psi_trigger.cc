@@ -1,6 +1,7 @@
 #include "psi_trigger.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -40,7 +41,12 @@ PsiTrigger::PsiTrigger(const Napi::CallbackInfo& info) : Napi::ObjectWrap<PsiTri
   try {
     poll_ = PollHandle::Start(env, fd_, UV_PRIORITIZED, [this, env](int status, int) {
       Napi::HandleScope scope(env);  // we are called from libuv: no JS scope is open
-      if (status < 0) {  // POLLERR: the cgroup is gone; libuv has stopped the handle
+      // A destroyed trigger (its cgroup removed) polls as POLLERR|POLLPRI, which libuv reports
+      // as a plain priority event (that pair is how kernfs says "changed"), and the kernel
+      // wakes us only once for it. So ask the fd itself: a live trigger never has POLLERR.
+      struct pollfd p = {fd_, POLLPRI, 0};
+      bool dead = status < 0 || (::poll(&p, 1, 0) > 0 && (p.revents & (POLLERR | POLLNVAL)) != 0);
+      if (dead) {
         Napi::FunctionReference cb = std::move(callback_);
         Release();
         Napi::String kind = Napi::String::New(env, "gone");
