@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// @ts-check
+'use strict';
+// `npm start`: on a machine run by systemd with a user manager, install and start sbd as a user
+// unit and show its status; anywhere else, run the demo in the Debian lab guest instead.
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+const root = path.resolve(__dirname, '..');
+const sbctl = (...args) => spawnSync(process.execPath, [path.join(root, 'dist/cli/main.js'), ...args], { stdio: 'inherit' }).status ?? 1;
+const runtime = process.env.XDG_RUNTIME_DIR;
+const userBus = process.env.DBUS_SESSION_BUS_ADDRESS || (runtime ? `${runtime}/bus` : '');
+const systemdHere = fs.existsSync('/run/systemd/system') && userBus !== '' && (process.getuid?.() ?? 0) !== 0;
+
+if (!systemdHere) {
+  console.log('start: this machine is not run by systemd with a user manager for you (or you are root):');
+  console.log('start: showing the demo in the Debian lab guest instead (npm run demo).');
+  process.exit(spawnSync(process.execPath, [path.join(__dirname, 'demo.js')], { stdio: 'inherit' }).status ?? 1);
+}
+const installed = sbctl('install', '--now');
+if (installed !== 0) process.exit(installed);
+process.exit(sbctl('status') === 0 ? 0 : 1);

@@ -1,0 +1,172 @@
+// @ts-check
+'use strict';
+// Issue 4 in the guest, as tester: sbd installed and run as a user unit, sessions made with
+// sbctl run, status with and without sbd, restarts, bad config and bad arguments.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn, spawnSync } = require('node:child_process');
+const { labOnly, waitFor, readCgroupFile } = require('./helpers');
+
+const root = path.resolve(__dirname, '../../..');
+const SBCTL = path.join(root, 'dist/cli/main.js');
+const SBD = path.join(root, 'dist/daemon/main.js');
+
+/** Run sbctl to completion: { status, stdout, stderr }. */
+function sbctl(...args) {
+  return spawnSync(process.execPath, [SBCTL, ...args], { encoding: 'utf8', timeout: 60_000 });
+}
+function systemctl(...args) {
+  return spawnSync('systemctl', ['--user', ...args], { encoding: 'utf8' });
+}
+/** sbctl status --json, parsed, with its exit code. */
+function statusJson() {
+  const r = sbctl('status', '--json');
+  assert.ok(r.status === 0 || r.status === 3, `sbctl status failed (${r.status}): ${r.stderr}`);
+  return { code: r.status, report: JSON.parse(r.stdout) };
+}
+function sbdPid() {
+  return Number(systemctl('show', '-P', 'MainPID', 'sbd.service').stdout.trim());
+}
+
+/** @type {import('node:child_process').ChildProcess[]} */
+const running = [];
+/** Start `sbctl run` in the background (it lives as long as its command). */
+function startSession(name, ...cmd) {
+  // stdio ignored: a session outliving the test must not hold the test's pipes open.
+  const child = spawn(process.execPath, [SBCTL, 'run', '--name', name, '--memory-high', '64M', '--memory-max', '256M', '--swap-max', '0', '--', ...cmd], { stdio: 'ignore' });
+  running.push(child);
+  return child;
+}
+
+test('sbd and sbctl as a user runs them', labOnly, async (t) => {
+  t.after(() => {
+    systemctl('stop', 's1.scope', 's2.scope', 's3.scope');
+    for (const c of running) c.kill('SIGKILL');
+    sbctl('uninstall');
+  });
+
+  await t.test('sbctl install --now installs, enables and starts sbd', () => {
+    const r = sbctl('install', '--now');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /started sbd\.service/);
+    assert.equal(systemctl('is-active', 'sbd.service').stdout.trim(), 'active');
+    assert.equal(systemctl('is-enabled', 'sbd.service').stdout.trim(), 'enabled');
+    const { code, report } = statusJson();
+    assert.equal(code, 0);
+    assert.equal(report.service.running, true);
+    assert.equal(report.service.pid, sbdPid());
+  });
+
+  await t.test('sbctl doctor passes every check in the guest', () => {
+    const r = sbctl('doctor');
+    assert.equal(r.status, 0, r.stdout);
+    assert.doesNotMatch(r.stdout, /FAIL/);
+    assert.match(r.stdout, /OK\s+PSI triggers/);
+  });
+
+  await t.test('three sessions made by sbctl run show in status with the values of their cgroup files', async () => {
+    const started = Date.now();
+    for (const n of ['s1', 's2', 's3']) startSession(n, 'sleep', '600');
+    const report = await waitFor(() => {
+      const r = statusJson().report;
+      return ['s1', 's2', 's3'].every((n) => r.sessions.some((s) => s.name === n)) && r;
+    }, 30_000, { what: 'three sessions in sbctl status' });
+    t.diagnostic(`three sessions listed ${Date.now() - started} ms after sbctl run (includes node start-up under TCG)`);
+    for (const n of ['s1', 's2', 's3']) {
+      const row = report.sessions.find((s) => s.name === n);
+      const dir = `/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/sessions.slice/${n}.scope`;
+      assert.equal(row.unit, `${n}.scope`);
+      assert.equal(row.state, 'ok');
+      assert.equal(row.highBytes, Number(readCgroupFile(dir, 'memory.high')));
+      assert.equal(row.highBytes, 64 * 2 ** 20);
+      assert.equal(row.maxBytes, 256 * 2 ** 20);
+      assert.equal(row.swapMaxBytes, 0);
+      assert.equal(row.processes, readCgroupFile(dir, 'cgroup.procs').split('\n').length);
+      assert.equal(row.biggest.name, 'sleep');
+    }
+  });
+
+  await t.test('the command runs inside its scope with SESSIONBRAKE_SESSION set', () => {
+    const dir = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/sessions.slice/s1.scope';
+    const pid = readCgroupFile(dir, 'cgroup.procs').split('\n')[0];
+    assert.equal(fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim(), 'sleep');
+    const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    assert.ok(env.includes('SESSIONBRAKE_SESSION=s1'), 'marker in the environment');
+  });
+
+  await t.test('sbctl run exits with the command\'s exit code', () => {
+    const r = sbctl('run', '--name', 'exit7', '--', 'python3', '-c', 'import sys; sys.exit(7)');
+    assert.equal(r.status, 7, r.stderr);
+    const missing = sbctl('run', '--name', 'nocmd', '--', 'no-such-command-here');
+    assert.equal(missing.status, 127);
+    assert.match(missing.stderr, /cannot run no-such-command-here: No such file or directory/);
+  });
+
+  await t.test('bad arguments and a taken name give exit code 2 and name the fault', () => {
+    const badSize = sbctl('run', '--memory-high', '64Q', '--', 'true');
+    assert.equal(badSize.status, 2);
+    assert.match(badSize.stderr, /option '--memory-high <size>' argument '64Q' is invalid/);
+    const taken = sbctl('run', '--name', 's1', '--', 'true');
+    assert.equal(taken.status, 2);
+    assert.match(taken.stderr, /a session named "s1" exists already \(s1\.scope, active\)/);
+    const badName = sbctl('run', '--name', 'has space', '--', 'true');
+    assert.equal(badName.status, 2);
+    assert.match(badName.stderr, /is not usable as a unit name/);
+    const unknown = sbctl('frobnicate');
+    assert.equal(unknown.status, 2);
+  });
+
+  await t.test('a session that ends leaves status', async () => {
+    const dir = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/sessions.slice/s3.scope';
+    const pid = Number(readCgroupFile(dir, 'cgroup.procs').split('\n')[0]);
+    process.kill(pid, 'SIGTERM');
+    await waitFor(() => !statusJson().report.sessions.some((s) => s.name === 's3'), 20_000, { what: 's3 to leave status' });
+  });
+
+  await t.test('systemctl --user restart sbd re-adopts the running sessions', async () => {
+    const before = sbdPid();
+    assert.equal(systemctl('restart', 'sbd.service').status, 0);
+    const after = sbdPid();
+    assert.notEqual(after, before);
+    const { report } = statusJson();
+    assert.equal(report.service.pid, after);
+    assert.deepEqual(report.sessions.map((s) => s.name).filter((n) => n === 's1' || n === 's2'), ['s1', 's2']);
+  });
+
+  await t.test('kill -9 of sbd is followed by systemd\'s restart', async () => {
+    const before = sbdPid();
+    process.kill(before, 'SIGKILL');
+    const after = await waitFor(() => {
+      const pid = sbdPid();
+      return pid !== 0 && pid !== before && systemctl('is-active', 'sbd.service').stdout.trim() === 'active' && pid;
+    }, 30_000, { what: 'sbd to be restarted' });
+    assert.equal(statusJson().report.service.pid, after);
+  });
+
+  await t.test('a bad config stops sbd with exit code 2 and a message naming the fault', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-config-'));
+    const file = path.join(dir, 'config.json');
+    fs.writeFileSync(file, JSON.stringify({ detector: { tripShare: 'high' } }));
+    const r = spawnSync(process.execPath, [SBD, '--config', file], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, new RegExp(`${file}: key "detector.tripShare": expected a number; found "high"`));
+    const bad = spawnSync(process.execPath, [SBD, '--no-such-flag'], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(bad.status, 2);
+  });
+
+  await t.test('sbctl status with sbd stopped exits 3 and still lists the sessions', () => {
+    assert.equal(systemctl('stop', 'sbd.service').status, 0);
+    const { code, report } = statusJson();
+    assert.equal(code, 3);
+    assert.equal(report.service.running, false);
+    assert.ok(report.sessions.some((s) => s.name === 's1' && s.state === 'unwatched'));
+    const human = sbctl('status');
+    assert.equal(human.status, 3);
+    assert.match(human.stdout, /^sbd: not running/);
+    assert.match(human.stdout, /^s1\s+unwatched\s+/m);
+    assert.equal(sbctl('status', 'no-such-session').status, 4);
+  });
+});
