@@ -72,8 +72,9 @@ test('sbd and sbctl as a user runs them', labOnly, async (t) => {
     for (const n of ['s1', 's2', 's3']) startSession(n, 'sleep', '600');
     const report = await waitFor(() => {
       const r = statusJson().report;
-      return ['s1', 's2', 's3'].every((n) => r.sessions.some((s) => s.name === n)) && r;
-    }, 30_000, { what: 'three sessions in sbctl status' });
+      // (for a moment after its scope is made, a session's process is still the exec gate)
+      return ['s1', 's2', 's3'].every((n) => r.sessions.some((s) => s.name === n && s.biggest?.name === 'sleep')) && r;
+    }, 30_000, { what: 'three sessions running sleep in sbctl status' });
     t.diagnostic(`three sessions listed ${Date.now() - started} ms after sbctl run (includes node start-up under TCG)`);
     for (const n of ['s1', 's2', 's3']) {
       const row = report.sessions.find((s) => s.name === n);
