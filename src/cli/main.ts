@@ -15,6 +15,7 @@ import { UsageError, exitCodeOf } from './errors';
 import { install, uninstall } from './install';
 import { runSession } from './run';
 import { status } from './status';
+import { watchIncidents } from './watch';
 
 function size(value: string): number {
   const bytes = parseSize(value);
@@ -95,6 +96,16 @@ Examples:
       } finally {
         manager.close();
       }
+    });
+
+  program
+    .command('watch')
+    .description('Stream sbd\'s incidents as they happen (standing still, brake raised, command stopped, ...), one per line, until interrupted.')
+    .option('--json', 'one JSON object per line, for tools')
+    .action(async (o: { json?: boolean }) => {
+      const bus = await connectBus(userBusAddress(process.env));
+      setExit(await watchIncidents(bus, o.json === true, say));
+      bus.disconnect();
     });
 
   program

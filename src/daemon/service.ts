@@ -1,55 +1,159 @@
 /**
- * sbd wired together: config, bus, sessions registry, the D-Bus face, sd_notify. Later issues
- * add the stall detector, the brake and the reaper here.
+ * sbd wired together: config, bus, sessions registry, one event feed per session, the brake
+ * controller, incidents, persisted state, the D-Bus face and sd_notify.
  */
+import * as path from 'node:path';
 import type * as dbus from 'dbus-next';
 import type { Config } from '../config/schema';
-import { SessionRegistry } from '../sessions/registry';
+import { FileWatch } from '../native';
+import { type Session, SessionRegistry } from '../sessions/registry';
 import { recordsDir } from '../sessions/record';
 import { type FeedMode, type SessionRow, type StatusReport, sessionRow } from '../sessions/status';
+import { SessionFeed } from '../stall/feed';
 import { DbusUserManager } from '../systemd/user-manager';
 import { VERSION } from '../version';
-import { exportService } from './bus-service';
+import { type BusService, exportService } from './bus-service';
+import { BrakeController } from './controller';
+import { Incidents } from './incidents';
 import type { Logger } from './log';
 import { notify, startWatchdog } from './notify';
+import { type SavedSession, type SavedState, defaultStatePath, loadState, saveState } from './state-file';
 
 export interface RunningService {
   status(): StatusReport;
   stop(): void;
 }
 
+const STATE_NAMES: Record<string, string> = { clear: 'ok', warm: 'warm', hot: 'hot', 'standing-still': 'standing-still' };
+
 export async function startService(config: Config, bus: dbus.MessageBus, log: Logger, env: NodeJS.ProcessEnv): Promise<RunningService> {
   const startedAt = Date.now();
   const manager = await DbusUserManager.attach(bus);
   const registry = new SessionRegistry(manager, config.slices, recordsDir(env), (msg, fields) => log.warn(fields, msg));
-  const feed: FeedMode = 'none';
+  const incidents = new Incidents(log);
+  let busService: BusService | undefined;
+  incidents.onIncident((i) => busService?.emitIncident(i));
 
-  const updateStatus = (): void => {
-    notify(`STATUS=watching ${registry.size} session${registry.size === 1 ? '' : 's'}${config.observeOnly ? ' (observe-only)' : ''}`);
+  const stateFile = defaultStatePath(env);
+  const saved: SavedState = loadState(stateFile, (why) => log.warn({ event: 'bad-state-file', file: stateFile }, why));
+  const savedJson = new Map<string, string>();
+  const save = (unit: string, s: SavedSession | undefined): void => {
+    const json = JSON.stringify(s ?? null);
+    if (savedJson.get(unit) === json) return;
+    savedJson.set(unit, json);
+    if (s === undefined) delete saved[unit];
+    else saved[unit] = s;
+    try {
+      saveState(stateFile, saved);
+    } catch (err) {
+      log.error({ event: 'state-not-saved', file: stateFile, err: String(err) }, 'cannot save state: a restart now would forget running deadlines');
+    }
   };
+
+  const controller = new BrakeController({
+    config,
+    manager,
+    incidents,
+    sessions: () => registry.list(),
+    save,
+    log: (level, msg, fields) => log[level](fields, msg),
+  });
+
+  const feeds = new Map<string, SessionFeed>();
+  const byFile = new Map<string, Session>();
+  const watch = new FileWatch(({ path: file, kind }) => {
+    const s = byFile.get(file);
+    if (!s || kind !== 'modified') return;
+    // Its own brake fired: a hint to take windows (the trigger may not have fired yet).
+    if (file.endsWith('memory.events.local')) feeds.get(s.unit)?.wake('own brake fired');
+  });
+  watch.unref();
+
+  const feedMode = (): FeedMode => {
+    const modes = new Set([...feeds.values()].map((f) => f.mode));
+    if (modes.size === 0) return 'none';
+    if (modes.size > 1) return 'mixed';
+    return modes.has('psi') ? 'psi' : 'sampling';
+  };
+  const updateStatus = (): void => {
+    notify(`STATUS=watching ${registry.size} session${registry.size === 1 ? '' : 's'} (feed ${feedMode()})${config.observeOnly ? ', observe-only' : ''}`);
+  };
+
   registry.on('added', (s) => {
     log.info({ event: 'session-added', unit: s.unit, id: s.id, cgroup: s.cgroupDir, agentPid: s.agentPid, memoryHigh: s.memoryHigh, memoryMax: s.memoryMax }, 'session added');
+    const feed = new SessionFeed(s.cgroupDir, {
+      config: config.detector,
+      sessionsInSlice: () => registry.list().filter((x) => x.slice === s.slice).length,
+      onVerdict: (v, sample) => controller.onVerdict(s, feed, v, sample),
+      onGone: () => log.debug({ unit: s.unit }, 'cgroup gone while sampling'),
+      log: (msg, fields) => log.debug(fields, msg),
+      now: () => Date.now(),
+    });
+    feeds.set(s.unit, feed);
+    feed.start();
+    if (feed.mode === 'timer') {
+      incidents.tell({ type: 'feed-fallback', unit: s.unit, session: s.id, atMs: Date.now(), observeOnly: config.observeOnly, message: `sampled every ${config.detector.fallbackIntervalS} s: ${feed.fallbackReason ?? ''}` });
+    }
+    for (const f of ['memory.events.local', 'cgroup.events']) {
+      const file = path.join(s.cgroupDir, f);
+      try {
+        watch.add(file);
+        byFile.set(file, s);
+      } catch (err) {
+        log.warn({ unit: s.unit, file, err: String(err) }, 'cannot watch a cgroup file');
+      }
+    }
+    const savedSession = saved[s.unit];
+    if (savedSession) controller.restore(s, feed, savedSession);
     updateStatus();
   });
   registry.on('removed', (s) => {
     log.info({ event: 'session-removed', unit: s.unit, id: s.id }, 'session removed');
+    feeds.get(s.unit)?.stop();
+    feeds.delete(s.unit);
+    for (const f of ['memory.events.local', 'cgroup.events']) {
+      const file = path.join(s.cgroupDir, f);
+      watch.remove(file);
+      byFile.delete(file);
+    }
+    controller.forget(s.unit);
+    incidents.forget(s.unit);
+    save(s.unit, undefined);
     updateStatus();
   });
 
   const status = (): StatusReport => {
     const now = Date.now();
-    const rows = registry.list().map((s) => sessionRow(s, 'ok', null, null, now)).filter((r): r is SessionRow => r !== undefined);
+    const rows = registry
+      .list()
+      .map((s) => {
+        const feed = feeds.get(s.unit);
+        const stopping = controller.brake(s.unit).stopping;
+        const state = stopping ? 'stopping' : STATE_NAMES[feed?.lastVerdict?.state ?? 'clear'] ?? 'ok';
+        const deadline = feed?.state.deadline;
+        return sessionRow(s, state, deadline ? Math.max(0, (deadline.endsAtMs - now) / 1000) : null, incidents.lastAction(s.unit), now);
+      })
+      .filter((r): r is SessionRow => r !== undefined);
     return {
-      service: { running: true, pid: process.pid, version: VERSION, uptimeS: (now - startedAt) / 1000, feed, observeOnly: config.observeOnly, slices: config.slices },
+      service: { running: true, pid: process.pid, version: VERSION, uptimeS: (now - startedAt) / 1000, feed: feedMode(), observeOnly: config.observeOnly, slices: config.slices },
       sessions: rows,
     };
   };
 
   await registry.start();
-  await exportService(bus, status);
-  log.info({ event: 'ready', sessions: registry.size, slices: config.slices, observeOnly: config.observeOnly, version: VERSION }, 'sbd ready');
+  // Saved sessions that no longer exist: forget them.
+  for (const unit of Object.keys(saved)) if (!registry.get(unit)) save(unit, undefined);
+  busService = await exportService(bus, status);
+  log.info({ event: 'ready', sessions: registry.size, slices: config.slices, observeOnly: config.observeOnly, feed: feedMode(), version: VERSION }, 'sbd ready');
   notify('READY=1');
   updateStatus();
   const stopWatchdog = startWatchdog(env, process.pid);
-  return { status, stop: stopWatchdog };
+  return {
+    status,
+    stop: () => {
+      stopWatchdog();
+      for (const f of feeds.values()) f.stop();
+      watch.close();
+    },
+  };
 }

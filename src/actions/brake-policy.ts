@@ -1,0 +1,51 @@
+/**
+ * When and how far to raise a stalled session's brake, and how to lower it back (pure).
+ * design: never above its MemoryMax, never beyond the slice's collective brake minus what the
+ * other sessions hold, never beyond MemAvailable minus a reserve; steps and ceiling from config.
+ */
+
+export interface RaiseInput {
+  highBytes: number;
+  maxBytes: number;
+  currentBytes: number;
+  /** The slice's own MemoryHigh (Infinity when none) and what the other sessions of it hold. */
+  sliceHighBytes: number;
+  othersBytes: number;
+  /** /proc/meminfo MemAvailable. */
+  memAvailableBytes: number;
+  step: number;
+  ceiling: number;
+  reserve: number;
+}
+
+export type RaisePlan =
+  | { raise: true; toBytes: number; limitedBy: string }
+  | { raise: false; why: string };
+
+/** A raise smaller than this is no help: say there is no room instead. */
+export const SMALLEST_USEFUL_RAISE = 16 * 2 ** 20;
+
+export function planRaise(i: RaiseInput): RaisePlan {
+  const bounds: Array<[string, number]> = [
+    ['step', i.highBytes + i.step],
+    ['MemoryMax', i.maxBytes],
+    ['configured ceiling', i.ceiling],
+    ["the slice's brake minus the other sessions", i.sliceHighBytes - i.othersBytes],
+    ['MemAvailable minus the reserve', i.currentBytes + i.memAvailableBytes - i.reserve],
+  ];
+  let [limitedBy, to] = bounds[0] as [string, number];
+  for (const [name, value] of bounds) {
+    if (value < to) [limitedBy, to] = [name, value];
+  }
+  to = Math.floor(to / 4096) * 4096; // whole pages
+  if (to - i.highBytes < SMALLEST_USEFUL_RAISE) {
+    return { raise: false, why: `no room: ${limitedBy} allows ${Math.max(0, Math.round((to - i.highBytes) / 2 ** 20))} MiB more` };
+  }
+  return { raise: true, toBytes: to, limitedBy };
+}
+
+/** One step back towards the brake the session had before we raised it. */
+export function planLower(currentHighBytes: number, originalHighBytes: number, step: number): number | undefined {
+  if (currentHighBytes <= originalHighBytes) return undefined;
+  return Math.max(originalHighBytes, currentHighBytes - step);
+}

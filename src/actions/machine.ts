@@ -1,0 +1,33 @@
+/** Machine-wide figures the brake policy needs: MemAvailable, a slice's brake and its members. */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseLimit, parseSingle } from '../cgroup/parse';
+
+/** /proc/meminfo MemAvailable in bytes. */
+export function parseMemAvailable(text: string): number {
+  const m = /^MemAvailable:\s+(\d+) kB$/m.exec(text);
+  if (!m) throw new Error('/proc/meminfo: unexpected content: no MemAvailable line (kernel < 3.14?)');
+  return Number(m[1]) * 1024;
+}
+
+export function memAvailable(): number {
+  return parseMemAvailable(fs.readFileSync('/proc/meminfo', 'utf8'));
+}
+
+/** The slice's brake (its own memory.high; Infinity when unset or unreadable). */
+export function sliceHigh(sliceDir: string): number {
+  try {
+    return parseLimit(fs.readFileSync(path.join(sliceDir, 'memory.high'), 'utf8'), path.join(sliceDir, 'memory.high'));
+  } catch {
+    return Infinity;
+  }
+}
+
+/** memory.current of a cgroup, 0 when it is gone. */
+export function currentOf(dir: string): number {
+  try {
+    return parseSingle(fs.readFileSync(path.join(dir, 'memory.current'), 'utf8'), path.join(dir, 'memory.current'));
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * What sbd does with verdicts, per session: raise the brake of a session standing still when
+ * there is room; otherwise let the deadline run and then stop its biggest command; lower a
+ * raised brake back in steps once the session has been clear for a while. In observe-only mode
+ * every would-be action is told and logged, and nothing is changed.
+ */
+import * as path from 'node:path';
+import type { Config } from '../config/schema';
+import { planLower, planRaise } from '../actions/brake-policy';
+import { currentOf, memAvailable, sliceHigh } from '../actions/machine';
+import { stopSubtree, takePidfds } from '../actions/stop-subtree';
+import { readCgroupProcesses, rootProcess } from '../proc/table';
+import type { Session } from '../sessions/registry';
+import { type DetectorSample, type Verdict, muteAfterLowering, resetEpisode } from '../stall/detector';
+import type { SessionFeed } from '../stall/feed';
+import type { UserManager } from '../systemd/types';
+import { formatSize } from '../util/size';
+import { chooseVictim } from '../victim/choose';
+import type { Incident, Incidents } from './incidents';
+import type { SavedSession } from './state-file';
+
+/** Per-session memory of the controller, beyond the detector's own state. */
+export interface BrakeState {
+  /** MemoryHigh before our first raise. */
+  originalHigh: number | undefined;
+  stopping: boolean;
+  /** A stop already happened for the deadline that started at this time (not twice after a restart). */
+  stoppedDeadlineAt: number | undefined;
+  lowerTimer: NodeJS.Timeout | undefined;
+}
+
+export interface ControllerDeps {
+  config: Config;
+  manager: UserManager;
+  incidents: Incidents;
+  /** All sessions (for the slice's room). */
+  sessions(): Session[];
+  /** Persist this session's state (deadline, original brake, stop under way). */
+  save(unit: string, s: SavedSession | undefined): void;
+  log(level: 'info' | 'warn' | 'debug', msg: string, fields: Record<string, unknown>): void;
+}
+
+export class BrakeController {
+  private readonly brakes = new Map<string, BrakeState>();
+
+  constructor(private readonly deps: ControllerDeps) {}
+
+  brake(unit: string): BrakeState {
+    let b = this.brakes.get(unit);
+    if (!b) {
+      b = { originalHigh: undefined, stopping: false, stoppedDeadlineAt: undefined, lowerTimer: undefined };
+      this.brakes.set(unit, b);
+    }
+    return b;
+  }
+
+  forget(unit: string): void {
+    const b = this.brakes.get(unit);
+    if (b?.lowerTimer) clearTimeout(b.lowerTimer);
+    this.brakes.delete(unit);
+  }
+
+  private tell(session: Session, type: Incident['type'], message: string, figures: Record<string, unknown> = {}): void {
+    this.deps.incidents.tell({ type, unit: session.unit, session: session.id, atMs: Date.now(), message, observeOnly: this.deps.config.observeOnly, ...figures });
+  }
+
+  private persist(session: Session, feed: SessionFeed): void {
+    const b = this.brake(session.unit);
+    const deadline = feed.state.deadline;
+    if (deadline === undefined && b.originalHigh === undefined && !b.stopping) return this.deps.save(session.unit, undefined);
+    this.deps.save(session.unit, {
+      invocationId: session.invocationId,
+      ...(deadline ? { deadline } : {}),
+      ...(b.originalHigh !== undefined ? { originalHigh: b.originalHigh } : {}),
+      ...(b.stopping || b.stoppedDeadlineAt !== undefined ? { stoppingSince: b.stoppedDeadlineAt ?? Date.now() } : {}),
+    });
+  }
+
+  private async setHigh(session: Session, bytes: number): Promise<void> {
+    await this.deps.manager.setMemory(session.unit, { memoryHigh: bytes });
+    session.memoryHigh = bytes;
+  }
+
+  /** React to one verdict of the session's feed. */
+  onVerdict(session: Session, feed: SessionFeed, v: Verdict, sample: DetectorSample): void {
+    const level = v.event === 'window' || v.event === 'first-sample' || v.event === 'short-window' ? 'debug' : 'info';
+    this.deps.log(level, 'verdict', { event: 'verdict', unit: session.unit, verdict: v.event, state: v.state, explain: v.explain });
+    const b = this.brake(session.unit);
+    if (v.window?.kind === 'clear' && b.originalHigh !== undefined && feed.state.deadline === undefined) this.scheduleLower(session, feed);
+    if (v.window?.kind === 'hot' && b.lowerTimer) {
+      clearTimeout(b.lowerTimer);
+      b.lowerTimer = undefined;
+    }
+    switch (v.event) {
+      case 'standing-still':
+        this.tell(session, 'standing-still', `standing still against its own brake (${v.explain})`, { share: v.window?.share, anonShare: v.window?.anonShare, evidence: v.window?.evidence, deadlineS: (v.deadlineRemainingMs ?? 0) / 1000 });
+        void this.tryRaise(session, feed, sample);
+        break;
+      case 'deadline-expired':
+        if (!b.stopping && b.stoppedDeadlineAt !== feed.state.deadline?.startedAtMs) void this.stopBiggest(session, feed, v);
+        break;
+      case 'cleared':
+      case 'progress':
+        this.tell(session, 'cleared', v.event === 'progress' ? 'moving again: memory dropped since the deadline started' : `clear again (${v.explain})`);
+        break;
+      default:
+        break;
+    }
+    this.persist(session, feed);
+  }
+
+  private async tryRaise(session: Session, feed: SessionFeed, sample: DetectorSample): Promise<void> {
+    const cfg = this.deps.config;
+    if (!cfg.raise.enabled) return;
+    const sliceDir = path.dirname(session.cgroupDir);
+    const others = this.deps.sessions().filter((s) => s.slice === session.slice && s.unit !== session.unit).reduce((sum, s) => sum + currentOf(s.cgroupDir), 0);
+    const plan = planRaise({
+      highBytes: sample.highBytes, maxBytes: sample.maxBytes, currentBytes: sample.currentBytes,
+      sliceHighBytes: sliceHigh(sliceDir), othersBytes: others, memAvailableBytes: memAvailable(),
+      step: cfg.raise.step, ceiling: cfg.raise.ceiling, reserve: cfg.raise.reserve,
+    });
+    if (!plan.raise) {
+      this.tell(session, 'no-room', `cannot raise the brake: ${plan.why}; its biggest command is stopped in ${Math.round((feed.state.deadline ? feed.state.deadline.endsAtMs - Date.now() : 0) / 1000)} s unless it moves`);
+      return;
+    }
+    const figures = { fromBytes: sample.highBytes, toBytes: plan.toBytes, limitedBy: plan.limitedBy, currentBytes: sample.currentBytes };
+    this.tell(session, 'brake-raised', `brake ${formatSize(sample.highBytes)} -> ${formatSize(plan.toBytes)} (${plan.limitedBy})`, figures);
+    if (cfg.observeOnly) return;
+    const b = this.brake(session.unit);
+    b.originalHigh ??= sample.highBytes;
+    try {
+      await this.setHigh(session, plan.toBytes);
+      feed.setState(resetEpisode(feed.state)); // a new episode: two hot windows again before the next step
+    } catch (err) {
+      this.deps.log('warn', 'could not raise the brake', { unit: session.unit, err: String(err) });
+    }
+    this.persist(session, feed);
+  }
+
+  private scheduleLower(session: Session, feed: SessionFeed): void {
+    const b = this.brake(session.unit);
+    if (b.lowerTimer) return;
+    b.lowerTimer = setTimeout(() => {
+      b.lowerTimer = undefined;
+      void this.lowerStep(session, feed);
+    }, this.deps.config.raise.lowerAfterClearS * 1000);
+    b.lowerTimer.unref();
+  }
+
+  private async lowerStep(session: Session, feed: SessionFeed): Promise<void> {
+    const b = this.brake(session.unit);
+    if (b.originalHigh === undefined || feed.state.deadline !== undefined || (feed.lastVerdict && feed.lastVerdict.state !== 'clear')) return;
+    const to = planLower(session.memoryHigh, b.originalHigh, this.deps.config.raise.step);
+    if (to === undefined) return;
+    this.tell(session, 'brake-lowered', `brake ${formatSize(session.memoryHigh)} -> ${formatSize(to)} (clear for ${this.deps.config.raise.lowerAfterClearS} s; back towards ${formatSize(b.originalHigh)})`, { fromBytes: session.memoryHigh, toBytes: to });
+    if (this.deps.config.observeOnly) return;
+    try {
+      await this.setHigh(session, to);
+      // Lowering a live cgroup's brake manufactures the very signal: stay quiet for a while.
+      feed.setState(muteAfterLowering(feed.state, Date.now(), this.deps.config.detector));
+      if (to === b.originalHigh) b.originalHigh = undefined;
+      else this.scheduleLower(session, feed);
+    } catch (err) {
+      this.deps.log('warn', 'could not lower the brake', { unit: session.unit, err: String(err) });
+    }
+    this.persist(session, feed);
+  }
+
+  private async stopBiggest(session: Session, feed: SessionFeed, v: Verdict): Promise<void> {
+    const b = this.brake(session.unit);
+    const deadlineAt = feed.state.deadline?.startedAtMs;
+    b.stopping = true;
+    this.persist(session, feed);
+    try {
+      const procs = readCgroupProcesses(session.cgroupDir);
+      const choice = chooseVictim(procs, session.agentPid, rootProcess(procs)?.pid);
+      const victim = choice.victim;
+      if (!victim) {
+        this.tell(session, 'nothing-to-stop', 'standing still, but nothing in it may be stopped (only the agent, MCP servers or git)', { protectedPids: choice.protectedPids });
+        return;
+      }
+      const control = session.cgroupDir.replace(/^\/sys\/fs\/cgroup/, '');
+      const { handles, skipped } = this.deps.config.observeOnly ? { handles: [], skipped: [] } : takePidfds(victim, procs, control);
+      const figures = { name: victim.name, pids: victim.pids, rssBytes: victim.rssBytes, sparedGit: victim.sparedGit, protectedPids: choice.protectedPids, evidence: v.window?.evidence, share: v.window?.share, anonShare: v.window?.anonShare };
+      this.tell(session, 'will-stop', `stopping ${victim.name} (${victim.pids.length} process${victim.pids.length === 1 ? '' : 'es'}, ${formatSize(victim.rssBytes)}): SIGTERM now, SIGKILL after ${this.deps.config.stop.termToKillS} s`, figures);
+      if (this.deps.config.observeOnly) return;
+      const report = await stopSubtree(victim, handles, skipped, session.memoryHigh, {
+        setBrake: (bytes) => this.deps.manager.setMemory(session.unit, { memoryHigh: bytes }),
+        termToKillMs: this.deps.config.stop.termToKillS * 1000,
+        log: (msg, fields) => this.deps.log('warn', msg, { unit: session.unit, ...fields }),
+      });
+      this.tell(session, 'subtree-stopped', `stopped ${report.name}: ${report.terminated.length} by SIGTERM, ${report.killed.length} by SIGKILL${report.survived.length ? `, ${report.survived.length} still there` : ''}`, { ...figures, ...report });
+    } finally {
+      b.stopping = false;
+      b.stoppedDeadlineAt = deadlineAt;
+      feed.setState(resetEpisode(feed.state));
+      this.persist(session, feed);
+    }
+  }
+
+  /** After a restart: the saved deadline, original brake and stop under way of this session. */
+  restore(session: Session, feed: SessionFeed, saved: SavedSession): void {
+    if (saved.invocationId !== session.invocationId) return; // a new session behind the same name
+    const b = this.brake(session.unit);
+    b.originalHigh = saved.originalHigh;
+    if (saved.stoppingSince !== undefined) b.stoppedDeadlineAt = saved.deadline?.startedAtMs;
+    if (saved.deadline) feed.setState({ ...feed.state, deadline: saved.deadline, hotWindows: this.deps.config.detector.hotWindowsToStall });
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Incidents: what sbd tells about a session, once per occurrence. Each goes to the log, to the
+ * D-Bus Incident signal (sbctl watch), and into the session's "last action" for status.
+ */
+import type { Logger } from './log';
+
+export type IncidentType =
+  | 'standing-still'
+  | 'brake-raised'
+  | 'no-room'
+  | 'will-stop'
+  | 'subtree-stopped'
+  | 'nothing-to-stop'
+  | 'cleared'
+  | 'brake-lowered'
+  | 'feed-fallback';
+
+export interface Incident {
+  type: IncidentType;
+  unit: string;
+  session: string;
+  atMs: number;
+  /** One sentence for people. Never command-line arguments. */
+  message: string;
+  /** True when sbd only observes: the action was not taken. */
+  observeOnly: boolean;
+  [figure: string]: unknown;
+}
+
+export class Incidents {
+  private readonly listeners: Array<(i: Incident) => void> = [];
+  private readonly last = new Map<string, Incident>();
+
+  constructor(private readonly log: Logger) {}
+
+  onIncident(l: (i: Incident) => void): void {
+    this.listeners.push(l);
+  }
+
+  tell(i: Incident): void {
+    this.last.set(i.unit, i);
+    const level = i.type === 'subtree-stopped' || i.type === 'will-stop' || i.type === 'standing-still' ? 'warn' : 'info';
+    this.log[level]({ event: i.type, ...i }, i.message);
+    for (const l of this.listeners) l(i);
+  }
+
+  /** The session's last incident as one line for status, or null. */
+  lastAction(unit: string): string | null {
+    const i = this.last.get(unit);
+    return i ? `${new Date(i.atMs).toISOString().slice(11, 19)} ${i.type}${i.observeOnly ? ' (observe-only: not done)' : ''}: ${i.message}` : null;
+  }
+
+  forget(unit: string): void {
+    this.last.delete(unit);
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * The event feed of one session (design.md §4): a PSI trigger below the trip line on its
+ * memory.pressure, and a hint from its own-brake counter (memory.events.local, watched by the
+ * shared FileWatch). When woken it samples once per window, only while the session is not
+ * clear; clear again, it sleeps and costs nothing. Without triggers (no PSI, no permission) it
+ * samples on a timer instead, and says so.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CgroupGoneError, type MemorySample, readMemorySample } from '../cgroup/read';
+import type { DetectorConfig } from '../config/schema';
+import { type NativeError, PsiTrigger, PsiWindowError } from '../native';
+import { type DetectorSample, type DetectorState, type Measure, type Verdict, initialState, step } from './detector';
+
+/** How this session is fed: woken by a PSI trigger, or sampled on a timer. */
+export type FeedMode = 'psi' | 'timer';
+
+export interface FeedHost {
+  config: DetectorConfig;
+  /** Sessions in the session's slice, itself included. */
+  sessionsInSlice(): number;
+  /** Every verdict, with the sample it came from. */
+  onVerdict(verdict: Verdict, sample: DetectorSample): void;
+  /** The session's cgroup vanished while sampling. */
+  onGone(): void;
+  log(msg: string, fields: Record<string, unknown>): void;
+  now(): number;
+}
+
+/**
+ * The trigger fires when `full` stall reaches this share of its window: below the clear line,
+ * so that no hot window can pass unseen (psi.rst: at most one event per window).
+ */
+const TRIGGER_SHARE_OF_CLEAR = 1;
+
+export class SessionFeed {
+  mode: FeedMode = 'psi';
+  /** Why the session is sampled on a timer, when it is. */
+  fallbackReason: string | undefined;
+  state: DetectorState = initialState();
+  lastVerdict: Verdict | undefined;
+  private trigger: PsiTrigger | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly measure: Measure;
+
+  constructor(
+    private readonly cgroupDir: string,
+    private readonly host: FeedHost,
+  ) {
+    this.measure = fs.existsSync(path.join(cgroupDir, 'memory.pressure')) ? 'psi' : 'fallback';
+  }
+
+  /** True while windows are being taken. */
+  get sampling(): boolean {
+    return this.timer !== undefined;
+  }
+
+  start(): void {
+    const cfg = this.host.config;
+    const windowUs = cfg.windowS * 1_000_000;
+    if (this.measure === 'psi') {
+      try {
+        const stallUs = Math.max(1, Math.round(cfg.clearShare * TRIGGER_SHARE_OF_CLEAR * windowUs));
+        this.trigger = PsiTrigger.arm(path.join(this.cgroupDir, 'memory.pressure'), { kind: 'full', stallUs, windowUs }, (kind) => {
+          if (kind === 'fired') this.wake('psi-trigger');
+        });
+        this.trigger.unref();
+        return;
+      } catch (err) {
+        this.fallbackReason = err instanceof PsiWindowError ? err.message : `${(err as NativeError).code ?? ''} ${(err as Error).message}`.trim();
+      }
+    } else {
+      this.fallbackReason = 'no memory.pressure here (kernel without PSI)';
+    }
+    this.mode = 'timer';
+    this.host.log('PSI trigger impossible: sampling on a timer', { dir: this.cgroupDir, reason: this.fallbackReason });
+    this.timer = setInterval(() => this.sample(), this.intervalMs());
+    this.timer.unref();
+  }
+
+  private intervalMs(): number {
+    const cfg = this.host.config;
+    return (this.mode === 'timer' ? cfg.fallbackIntervalS : cfg.windowS) * 1000;
+  }
+
+  /** A hint that the session may be under pressure (trigger, own brake fired): start windows. */
+  wake(why: string): void {
+    if (this.sampling) return;
+    this.host.log('waking', { dir: this.cgroupDir, why });
+    this.sample();
+    this.timer = setInterval(() => this.sample(), this.intervalMs());
+    this.timer.unref();
+  }
+
+  /** Take one sample now and step the detector. */
+  sample(): Verdict | undefined {
+    let raw: MemorySample;
+    try {
+      raw = readMemorySample(this.cgroupDir, this.host.now());
+    } catch (err) {
+      if (err instanceof CgroupGoneError) {
+        this.stop();
+        this.host.onGone();
+        return undefined;
+      }
+      throw err;
+    }
+    const sample: DetectorSample = { ...raw, sessionsInSlice: this.host.sessionsInSlice(), measure: this.measure };
+    const [next, verdict] = step(this.state, sample, this.host.config);
+    this.state = next;
+    this.lastVerdict = verdict;
+    this.host.onVerdict(verdict, sample);
+    // Clear and no deadline: back to sleep until the trigger fires again. The next wake starts
+    // from a fresh sample, so a long sleep is never averaged into one window.
+    if (this.mode === 'psi' && verdict.window !== undefined && verdict.state === 'clear' && this.state.deadline === undefined) this.sleep();
+    return verdict;
+  }
+
+  /** Replace the detector state (restored after a restart, reset after an action). */
+  setState(state: DetectorState): void {
+    this.state = state;
+    if (state.deadline !== undefined && this.mode === 'psi') this.wake('restored deadline');
+  }
+
+  private sleep(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.state = { ...this.state, last: undefined };
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.trigger?.close();
+    this.trigger = undefined;
+  }
+}
