@@ -93,7 +93,7 @@ export async function stopSubtree(candidate: Candidate, handles: Pidfd[], skippe
     }
     await waitAll(handles, deps.termToKillMs);
     const left = handles.filter((h) => !h.hasExited());
-    for (const h of handles) if (h.hasExited() && !left.includes(h)) report.terminated.push(h.pid);
+    report.terminated.push(...handles.filter((h) => !left.includes(h)).map((h) => h.pid));
     for (const h of left) {
       try {
         h.signal('SIGKILL');

@@ -23,9 +23,13 @@ import type { SavedSession } from './state-file';
 export interface BrakeState {
   /** MemoryHigh before our first raise. */
   originalHigh: number | undefined;
+  /** A stop is under way (persisted: after a crash mid-stop it is not started again). */
   stopping: boolean;
-  /** A stop already happened for the deadline that started at this time (not twice after a restart). */
-  stoppedDeadlineAt: number | undefined;
+  /**
+   * The deadline expired and that was told, but nothing was stopped (nothing may be, or
+   * observe-only): not told again until the session clears; the choice is re-checked each window.
+   */
+  expiryTold: boolean;
   lowerTimer: NodeJS.Timeout | undefined;
 }
 
@@ -48,7 +52,7 @@ export class BrakeController {
   brake(unit: string): BrakeState {
     let b = this.brakes.get(unit);
     if (!b) {
-      b = { originalHigh: undefined, stopping: false, stoppedDeadlineAt: undefined, lowerTimer: undefined };
+      b = { originalHigh: undefined, stopping: false, expiryTold: false, lowerTimer: undefined };
       this.brakes.set(unit, b);
     }
     return b;
@@ -72,7 +76,7 @@ export class BrakeController {
       invocationId: session.invocationId,
       ...(deadline ? { deadline } : {}),
       ...(b.originalHigh !== undefined ? { originalHigh: b.originalHigh } : {}),
-      ...(b.stopping || b.stoppedDeadlineAt !== undefined ? { stoppingSince: b.stoppedDeadlineAt ?? Date.now() } : {}),
+      ...(b.stopping ? { stopping: true } : {}),
     });
   }
 
@@ -97,10 +101,11 @@ export class BrakeController {
         void this.tryRaise(session, feed, sample);
         break;
       case 'deadline-expired':
-        if (!b.stopping && b.stoppedDeadlineAt !== feed.state.deadline?.startedAtMs) void this.stopBiggest(session, feed, v);
+        if (!b.stopping) void this.stopBiggest(session, feed, v);
         break;
       case 'cleared':
       case 'progress':
+        b.expiryTold = false;
         this.tell(session, 'cleared', v.event === 'progress' ? 'moving again: memory dropped since the deadline started' : `clear again (${v.explain})`);
         break;
       default:
@@ -168,22 +173,28 @@ export class BrakeController {
 
   private async stopBiggest(session: Session, feed: SessionFeed, v: Verdict): Promise<void> {
     const b = this.brake(session.unit);
-    const deadlineAt = feed.state.deadline?.startedAtMs;
+    const procs = readCgroupProcesses(session.cgroupDir);
+    const choice = chooseVictim(procs, session.agentPid, rootProcess(procs)?.pid);
+    const victim = choice.victim;
+    if (!victim) {
+      if (!b.expiryTold) this.tell(session, 'nothing-to-stop', 'standing still, but nothing in it may be stopped (only the agent, MCP servers or git)', { protectedPids: choice.protectedPids });
+      b.expiryTold = true;
+      return;
+    }
+    const figures = { name: victim.name, pids: victim.pids, rssBytes: victim.rssBytes, sparedGit: victim.sparedGit, protectedPids: choice.protectedPids, evidence: v.window?.evidence, share: v.window?.share, anonShare: v.window?.anonShare };
+    const telling = `stopping ${victim.name} (${victim.pids.length} process${victim.pids.length === 1 ? '' : 'es'}, ${formatSize(victim.rssBytes)}): SIGTERM now, SIGKILL after ${this.deps.config.stop.termToKillS} s`;
+    if (this.deps.config.observeOnly) {
+      if (!b.expiryTold) this.tell(session, 'will-stop', telling, figures);
+      b.expiryTold = true;
+      return;
+    }
+    b.expiryTold = false;
     b.stopping = true;
     this.persist(session, feed);
     try {
-      const procs = readCgroupProcesses(session.cgroupDir);
-      const choice = chooseVictim(procs, session.agentPid, rootProcess(procs)?.pid);
-      const victim = choice.victim;
-      if (!victim) {
-        this.tell(session, 'nothing-to-stop', 'standing still, but nothing in it may be stopped (only the agent, MCP servers or git)', { protectedPids: choice.protectedPids });
-        return;
-      }
-      const control = session.cgroupDir.replace(/^\/sys\/fs\/cgroup/, '');
-      const { handles, skipped } = this.deps.config.observeOnly ? { handles: [], skipped: [] } : takePidfds(victim, procs, control);
-      const figures = { name: victim.name, pids: victim.pids, rssBytes: victim.rssBytes, sparedGit: victim.sparedGit, protectedPids: choice.protectedPids, evidence: v.window?.evidence, share: v.window?.share, anonShare: v.window?.anonShare };
-      this.tell(session, 'will-stop', `stopping ${victim.name} (${victim.pids.length} process${victim.pids.length === 1 ? '' : 'es'}, ${formatSize(victim.rssBytes)}): SIGTERM now, SIGKILL after ${this.deps.config.stop.termToKillS} s`, figures);
-      if (this.deps.config.observeOnly) return;
+      // pidfds taken when the candidate was chosen, before anything is told or done
+      const { handles, skipped } = takePidfds(victim, procs, session.cgroupDir.replace(/^\/sys\/fs\/cgroup/, ''));
+      this.tell(session, 'will-stop', telling, figures);
       const report = await stopSubtree(victim, handles, skipped, session.memoryHigh, {
         setBrake: (bytes) => this.deps.manager.setMemory(session.unit, { memoryHigh: bytes }),
         termToKillMs: this.deps.config.stop.termToKillS * 1000,
@@ -192,7 +203,6 @@ export class BrakeController {
       this.tell(session, 'subtree-stopped', `stopped ${report.name}: ${report.terminated.length} by SIGTERM, ${report.killed.length} by SIGKILL${report.survived.length ? `, ${report.survived.length} still there` : ''}`, { ...figures, ...report });
     } finally {
       b.stopping = false;
-      b.stoppedDeadlineAt = deadlineAt;
       feed.setState(resetEpisode(feed.state));
       this.persist(session, feed);
     }
@@ -201,9 +211,8 @@ export class BrakeController {
   /** After a restart: the saved deadline, original brake and stop under way of this session. */
   restore(session: Session, feed: SessionFeed, saved: SavedSession): void {
     if (saved.invocationId !== session.invocationId) return; // a new session behind the same name
-    const b = this.brake(session.unit);
-    b.originalHigh = saved.originalHigh;
-    if (saved.stoppingSince !== undefined) b.stoppedDeadlineAt = saved.deadline?.startedAtMs;
-    if (saved.deadline) feed.setState({ ...feed.state, deadline: saved.deadline, hotWindows: this.deps.config.detector.hotWindowsToStall });
+    this.brake(session.unit).originalHigh = saved.originalHigh;
+    // A stop was under way when sbd died: it is not started again; the episode starts afresh.
+    if (saved.deadline && !saved.stopping) feed.setState({ ...feed.state, deadline: saved.deadline, hotWindows: this.deps.config.detector.hotWindowsToStall });
   }
 }

@@ -13,8 +13,8 @@ export interface SavedSession {
   deadline?: Deadline;
   /** MemoryHigh before our first raise; absent when we did not raise. */
   originalHigh?: number;
-  /** A stop was started: after a restart it is not started again for this deadline. */
-  stoppingSince?: number;
+  /** A stop was under way: after a restart it is not started again. */
+  stopping?: boolean;
 }
 
 export type SavedState = Record<string, SavedSession>;

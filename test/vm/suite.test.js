@@ -7,7 +7,8 @@
 // counts them. qemu is this process's child under pdeathsig SIGKILL, and a watchdog kills it if
 // our parent (the test runner) dies, so no qemu outlives the run.
 // Env: SB_VM_SKIP=1 (skip, reported as such), SB_VM_FILE_TIMEOUT (300 s per guest file),
-//      SB_VM_BOOT_TIMEOUT (180 s), SB_VM_KEEP_RUN=1 (keep the run dir), and lib.sh's SB_VM_*.
+//      SB_VM_BOOT_TIMEOUT (180 s), SB_VM_KEEP_RUN=1 (keep the run dir), SB_VM_ONLY=30,31 (only
+//      the guest files starting so), and lib.sh's SB_VM_*.
 const { describe, test, before, after } = require('node:test');
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -148,7 +149,9 @@ if (skip) {
       'run `npm ci` (installs dependencies, builds the addon and dist/) before `npm run test:vm`');
   });
 } else {
-  const guestFiles = fs.readdirSync(GUEST_DIR).filter((f) => f.endsWith('.test.js')).sort();
+  // SB_VM_ONLY=30,31: only the guest files whose names start with these (a faster loop)
+  const only = (process.env.SB_VM_ONLY ?? '').split(',').filter(Boolean);
+  const guestFiles = fs.readdirSync(GUEST_DIR).filter((f) => f.endsWith('.test.js') && (only.length === 0 || only.some((o) => f.startsWith(o)))).sort();
   /** @type {import('node:child_process').ChildProcess | undefined} */
   let qemu;
   let qemuExited = false;

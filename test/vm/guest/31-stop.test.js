@@ -1,0 +1,37 @@
+// @ts-check
+'use strict';
+// Issue 5, scenario 2: no room to raise; after the grace the biggest command's subtree is
+// stopped, while the agent, an MCP server and a git process of the same session keep running.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { labOnly, waitFor, readCgroupFile } = require('./helpers');
+const { startSbd, incidentCollector, runSession, stopSessions, cgroupOf, alive } = require('./sbd-helpers');
+
+const MiB = 2 ** 20;
+
+test('no room: the biggest command is stopped; agent, MCP server and git live on', labOnly, async (t) => {
+  await startSbd({ detector: { graceS: 10 }, raise: { ceiling: '64M' }, stop: { termToKillS: 5 } });
+  const inc = await incidentCollector();
+  t.after(() => { inc.close(); stopSessions('stop1'); });
+  const s = runSession('stop1', ['--memory-high', '64M', '--memory-max', '1G', '--swap-max', '0'], ['python3', path.join(__dirname, 'fixtures/agent.py'), '400', '200']);
+  const pids = await waitFor(() => {
+    const line = s.output().split('\n').find((l) => l.startsWith('{"agent"'));
+    return line && JSON.parse(line);
+  }, 30_000, { what: 'the agent to report its pids' });
+
+  const noRoom = await inc.wait('stop1', 'no-room', 60_000);
+  assert.match(noRoom.message, /configured ceiling/);
+  const willStop = await inc.wait('stop1', 'will-stop', 60_000);
+  assert.equal(willStop.name, 'python3');
+  assert.deepEqual([...willStop.pids].sort(), [pids.build, pids.hog].sort(), 'exactly the build subtree');
+  assert.deepEqual(willStop.pids, [pids.hog, pids.build], 'deepest first');
+  const stopped = await inc.wait('stop1', 'subtree-stopped', 30_000);
+  assert.ok(stopped.atMs >= willStop.atMs, 'told before it was done');
+  assert.deepEqual([...stopped.terminated, ...stopped.killed].sort(), [pids.build, pids.hog].sort());
+  assert.ok(!JSON.stringify(inc.incidents).includes('mcp-server-filesystem'), 'no command line in any incident');
+
+  await waitFor(() => !alive(pids.hog) && !alive(pids.build), 10_000, { what: 'the build to be gone' });
+  for (const who of ['agent', 'mcp', 'git']) assert.ok(alive(pids[who]), `${who} (${pids[who]}) still runs`);
+  assert.equal(Number(readCgroupFile(cgroupOf('stop1'), 'memory.high')), 64 * MiB, 'the brake is restored after the stop');
+});
