@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CgroupGoneError, type MemorySample, readMemorySample } from '../cgroup/read';
 import type { DetectorConfig } from '../config/schema';
-import { type NativeError, PsiTrigger, PsiWindowError } from '../native';
+import { type NativeError, PsiTrigger, type PsiTriggerSpec, PsiWindowError } from '../native';
 import { type DetectorSample, type DetectorState, type Measure, type Verdict, initialState, step } from './detector';
 
 /** How this session is fed: woken by a PSI trigger, or sampled on a timer. */
@@ -25,6 +25,8 @@ export interface FeedHost {
   onGone(): void;
   log(msg: string, fields: Record<string, unknown>): void;
   now(): number;
+  /** Arms the PSI trigger (PsiTrigger.arm; tests pass their own). */
+  armTrigger?: (file: string, spec: PsiTriggerSpec, onEvent: (kind: 'fired' | 'gone') => void) => Pick<PsiTrigger, 'close' | 'unref'>;
 }
 
 /**
@@ -39,7 +41,7 @@ export class SessionFeed {
   fallbackReason: string | undefined;
   state: DetectorState = initialState();
   lastVerdict: Verdict | undefined;
-  private trigger: PsiTrigger | undefined;
+  private trigger: Pick<PsiTrigger, 'close' | 'unref'> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly measure: Measure;
 
@@ -61,7 +63,8 @@ export class SessionFeed {
     if (this.measure === 'psi') {
       try {
         const stallUs = Math.max(1, Math.round(cfg.clearShare * TRIGGER_SHARE_OF_CLEAR * windowUs));
-        this.trigger = PsiTrigger.arm(path.join(this.cgroupDir, 'memory.pressure'), { kind: 'full', stallUs, windowUs }, (kind) => {
+        const arm = this.host.armTrigger ?? ((f, spec, cb) => PsiTrigger.arm(f, spec, cb));
+        this.trigger = arm(path.join(this.cgroupDir, 'memory.pressure'), { kind: 'full', stallUs, windowUs }, (kind) => {
           if (kind === 'fired') this.wake('psi-trigger');
         });
         this.trigger.unref();

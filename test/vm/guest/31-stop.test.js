@@ -6,6 +6,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { labOnly, waitFor, readCgroupFile } = require('./helpers');
+const { spawn } = require('node:child_process');
 const { startSbd, incidentCollector, runSession, stopSessions, cgroupOf, alive } = require('./sbd-helpers');
 
 const MiB = 2 ** 20;
@@ -13,7 +14,11 @@ const MiB = 2 ** 20;
 test('no room: the biggest command is stopped; agent, MCP server and git live on', labOnly, async (t) => {
   await startSbd({ detector: { graceS: 10 }, raise: { ceiling: '64M' }, stop: { termToKillS: 5 } });
   const inc = await incidentCollector();
-  t.after(() => { inc.close(); stopSessions('stop1'); });
+  // sbctl watch --json, as a tool would use it
+  const watcher = spawn(process.execPath, [path.resolve(__dirname, '../../../dist/cli/main.js'), 'watch', '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let watched = '';
+  watcher.stdout.on('data', (d) => { watched += d; });
+  t.after(() => { inc.close(); watcher.kill(); stopSessions('stop1'); });
   const s = runSession('stop1', ['--memory-high', '64M', '--memory-max', '1G', '--swap-max', '0'], ['python3', path.join(__dirname, 'fixtures/agent.py'), '400', '200']);
   const pids = await waitFor(() => {
     const line = s.output().split('\n').find((l) => l.startsWith('{"agent"'));
@@ -34,4 +39,6 @@ test('no room: the biggest command is stopped; agent, MCP server and git live on
   await waitFor(() => !alive(pids.hog) && !alive(pids.build), 10_000, { what: 'the build to be gone' });
   for (const who of ['agent', 'mcp', 'git']) assert.ok(alive(pids[who]), `${who} (${pids[who]}) still runs`);
   assert.equal(Number(readCgroupFile(cgroupOf('stop1'), 'memory.high')), 64 * MiB, 'the brake is restored after the stop');
+  const streamed = watched.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((i) => i.session === 'stop1').map((i) => i.type);
+  assert.deepEqual(streamed.filter((x) => x === 'will-stop' || x === 'subtree-stopped'), ['will-stop', 'subtree-stopped'], 'sbctl watch streamed them in order');
 });

@@ -1,0 +1,101 @@
+// @ts-check
+'use strict';
+// The feed's sampling discipline over a fake cgroup directory: asleep until woken, one window
+// per sample while not clear, asleep again once clear; the timer without PSI, saying why.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { SessionFeed } = require('../../../dist/stall/feed.js');
+const { parseConfig } = require('../../../dist/config/load.js');
+
+const cfg = parseConfig({}, 'defaults').detector;
+const MiB = 2 ** 20;
+
+/** A fake scope directory whose figures the test sets before each sample. */
+function fakeCgroup({ pressure = true } = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-feed-'));
+  const set = ({ fullUs = 0, ownHigh = 0, current = 63 * MiB }) => {
+    fs.writeFileSync(path.join(dir, 'memory.current'), `${current}\n`);
+    fs.writeFileSync(path.join(dir, 'memory.high'), `${64 * MiB}\n`);
+    fs.writeFileSync(path.join(dir, 'memory.max'), 'max\n');
+    fs.writeFileSync(path.join(dir, 'memory.stat'), `anon ${current}\nfile 0\nshmem 0\n`);
+    fs.writeFileSync(path.join(dir, 'memory.events.local'), `low 0\nhigh ${ownHigh}\nmax 0\noom 0\noom_kill 0\n`);
+    if (pressure) fs.writeFileSync(path.join(dir, 'memory.pressure'), `some avg10=0.00 avg60=0.00 avg300=0.00 total=${fullUs}\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=${fullUs}\n`);
+  };
+  set({});
+  return { dir, set };
+}
+
+function feedOn(dir, clock) {
+  const verdicts = [];
+  const logs = [];
+  const trigger = { spec: undefined, fire: () => {}, closed: false };
+  const feed = new SessionFeed(dir, {
+    armTrigger: (file, spec, cb) => {
+      if (!fs.existsSync(file)) throw Object.assign(new Error(`open ${file}: ENOENT`), { code: 'ENOENT' });
+      trigger.spec = spec;
+      trigger.fire = () => cb('fired');
+      return { close: () => { trigger.closed = true; }, unref: () => {} };
+    },
+    config: cfg,
+    sessionsInSlice: () => 2,
+    onVerdict: (v) => verdicts.push(v),
+    onGone: () => verdicts.push({ event: 'gone' }),
+    log: (msg, fields) => logs.push({ msg, ...fields }),
+    now: () => clock.t,
+  });
+  return { feed, verdicts, logs, trigger };
+}
+
+test('asleep until woken; windows while not clear; asleep again once clear', () => {
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const { feed, verdicts, trigger } = feedOn(cg.dir, clock);
+  feed.start();
+  assert.equal(feed.mode, 'psi');
+  assert.deepEqual(trigger.spec, { kind: 'full', stallUs: 200_000, windowUs: 2_000_000 }, 'below the trip line: full 0.1 of a 2 s window');
+  assert.equal(feed.sampling, false, 'an idle session costs nothing');
+  trigger.fire();
+  assert.equal(feed.sampling, true);
+  assert.equal(verdicts.at(-1).event, 'first-sample');
+  cg.set({ fullUs: 1_200_000, ownHigh: 50 });
+  clock.t = 2000;
+  assert.equal(feed.sample()?.window?.kind, 'hot');
+  assert.equal(feed.sampling, true, 'not clear: keeps taking windows');
+  cg.set({ fullUs: 1_200_000, ownHigh: 50 });
+  clock.t = 4000;
+  assert.equal(feed.sample()?.window?.kind, 'clear');
+  assert.equal(feed.sampling, false, 'clear: back to sleep');
+  assert.equal(feed.state.last, undefined, 'the next wake starts from a fresh sample');
+  feed.stop();
+  assert.equal(trigger.closed, true);
+});
+
+test('the wake is ignored while sampling, and a vanished cgroup ends the feed', () => {
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const { feed, verdicts } = feedOn(cg.dir, clock);
+  feed.start();
+  feed.wake('a');
+  feed.wake('b');
+  assert.equal(verdicts.length, 1);
+  fs.rmSync(cg.dir, { recursive: true });
+  clock.t = 2000;
+  assert.equal(feed.sample(), undefined);
+  assert.equal(verdicts.at(-1).event, 'gone');
+  assert.equal(feed.sampling, false);
+});
+
+test('without PSI the session is sampled on a timer, and the feed says why', () => {
+  const cg = fakeCgroup({ pressure: false });
+  const { feed, logs } = feedOn(cg.dir, { t: 0 });
+  feed.start();
+  assert.equal(feed.mode, 'timer');
+  assert.equal(feed.sampling, true);
+  assert.match(feed.fallbackReason ?? '', /no memory.pressure here/);
+  assert.ok(logs.some((l) => /sampling on a timer/.test(l.msg)));
+  feed.stop();
+  assert.equal(feed.sampling, false);
+});
