@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const { labOnly, waitFor, readCgroupFile } = require('./helpers');
 const { spawn } = require('node:child_process');
-const { startSbd, incidentCollector, runSession, stopSessions, cgroupOf, alive } = require('./sbd-helpers');
+const { startSbd, incidentCollector, startAgent, stopSessions, cgroupOf, alive } = require('./sbd-helpers');
 
 const MiB = 2 ** 20;
 
@@ -19,11 +19,7 @@ test('no room: the biggest command is stopped; agent, MCP server and git live on
   let watched = '';
   watcher.stdout.on('data', (d) => { watched += d; });
   t.after(() => { inc.close(); watcher.kill(); stopSessions('stop1'); });
-  const s = runSession('stop1', ['--memory-high', '64M', '--memory-max', '1G', '--swap-max', '0'], ['python3', path.join(__dirname, 'fixtures/agent.py'), '400', '200']);
-  const pids = await waitFor(() => {
-    const line = s.output().split('\n').find((l) => l.startsWith('{"agent"'));
-    return line && JSON.parse(line);
-  }, 30_000, { what: 'the agent to report its pids' });
+  const { pids } = await startAgent('stop1', 400, 200);
 
   const noRoom = await inc.wait('stop1', 'no-room', 60_000);
   assert.match(noRoom.message, /configured ceiling/);

@@ -3,9 +3,8 @@
 // Issue 5, scenario 5: observe-only changes nothing and says what it would have done.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const path = require('node:path');
-const { labOnly, waitFor, readCgroupFile } = require('./helpers');
-const { startSbd, incidentCollector, runSession, stopSessions, cgroupOf, alive, sbctl } = require('./sbd-helpers');
+const { labOnly, readCgroupFile } = require('./helpers');
+const { startSbd, incidentCollector, startAgent, stopSessions, cgroupOf, alive, sbctl } = require('./sbd-helpers');
 
 const MiB = 2 ** 20;
 
@@ -13,11 +12,7 @@ test('observe-only: every would-be action is told, nothing is changed', labOnly,
   await startSbd({ observeOnly: true, detector: { graceS: 8 }, raise: { step: '256M', reserve: '256M' }, stop: { termToKillS: 5 } });
   const inc = await incidentCollector();
   t.after(() => { inc.close(); stopSessions('watch1'); });
-  const s = runSession('watch1', ['--memory-high', '64M', '--memory-max', '1G', '--swap-max', '0'], ['python3', path.join(__dirname, 'fixtures/agent.py'), '400', '200']);
-  const pids = await waitFor(() => {
-    const line = s.output().split('\n').find((l) => l.startsWith('{"agent"'));
-    return line && JSON.parse(line);
-  }, 30_000, { what: 'the agent to report its pids' });
+  const { pids } = await startAgent('watch1', 400, 200);
   const raised = await inc.wait('watch1', 'brake-raised', 60_000);
   assert.equal(raised.observeOnly, true);
   assert.equal(raised.toBytes, 320 * MiB, 'it says what it would do');

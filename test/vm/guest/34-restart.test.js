@@ -3,19 +3,14 @@
 // Issue 5, scenario 6: sbd restarted during a deadline: the deadline continues, one stop happens, not two.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const path = require('node:path');
 const { labOnly, waitFor } = require('./helpers');
-const { startSbd, incidentCollector, runSession, stopSessions, alive, sbctl, systemctl } = require('./sbd-helpers');
+const { startSbd, incidentCollector, startAgent, stopSessions, alive, sbctl, systemctl } = require('./sbd-helpers');
 
 test('a restart during the deadline neither forgets it nor acts twice', labOnly, async (t) => {
   await startSbd({ detector: { graceS: 30 }, raise: { ceiling: '64M' }, stop: { termToKillS: 5 } });
   const inc = await incidentCollector();
   t.after(() => { inc.close(); stopSessions('restart1'); });
-  const s = runSession('restart1', ['--memory-high', '64M', '--memory-max', '1G', '--swap-max', '0'], ['python3', path.join(__dirname, 'fixtures/agent.py'), '400', '300']);
-  const pids = await waitFor(() => {
-    const line = s.output().split('\n').find((l) => l.startsWith('{"agent"'));
-    return line && JSON.parse(line);
-  }, 30_000, { what: 'the agent to report its pids' });
+  const { pids } = await startAgent('restart1', 400, 300);
   const still = await inc.wait('restart1', 'standing-still', 60_000);
   await new Promise((r) => setTimeout(r, 8000));
   assert.equal(systemctl('restart', 'sbd.service').status, 0);

@@ -69,6 +69,19 @@ function runSession(name, opts, argv) {
   return { child, output: () => out };
 }
 
+/**
+ * The agent fixture (fixtures/agent.py: an agent, an MCP server, git and a build wanting MIB)
+ * as session NAME under a 64 MiB brake without swap; resolves with the pids it reports.
+ */
+async function startAgent(name, mib, seconds) {
+  const s = runSession(name, ['--memory-high', '64M', '--memory-max', '1G', '--swap-max', '0'], ['python3', path.join(__dirname, 'fixtures/agent.py'), String(mib), String(seconds)]);
+  const pids = await waitFor(() => {
+    const line = s.output().split('\n').find((l) => l.startsWith('{"agent"'));
+    return line && JSON.parse(line);
+  }, 30_000, { what: `the agent of ${name} to report its pids` });
+  return { ...s, pids };
+}
+
 /** Stop sessions by unit and wait for their sbctl to end (the brake lifted first: throttled hogs die slowly). */
 function stopSessions(...names) {
   for (const n of names) systemctl('set-property', '--runtime', `${n}.scope`, 'MemoryHigh=infinity');
@@ -87,4 +100,4 @@ function alive(pid) {
   }
 }
 
-module.exports = { startSbd, incidentCollector, runSession, stopSessions, cgroupOf, alive, sbctl, systemctl, SLICE_DIR };
+module.exports = { startSbd, incidentCollector, runSession, startAgent, stopSessions, cgroupOf, alive, sbctl, systemctl, SLICE_DIR };
