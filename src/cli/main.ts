@@ -8,11 +8,12 @@ import { ConfigError, defaultConfigPath, loadConfig } from '../config/load';
 import type { Config } from '../config/schema';
 import { userBusAddress } from '../systemd/address';
 import { DbusUserManager, connectBus } from '../systemd/user-manager';
-import { parseSize } from '../util/size';
+import { parseDurationS, parseSize } from '../util/size';
 import { VERSION } from '../version';
 import { formatChecks, runChecks } from './doctor';
 import { UsageError, exitCodeOf } from './errors';
 import { install, uninstall } from './install';
+import { runHolders, runReap } from './reap';
 import { runSession } from './run';
 import { status } from './status';
 import { watchIncidents } from './watch';
@@ -21,6 +22,12 @@ function size(value: string): number {
   const bytes = parseSize(value);
   if (bytes === undefined) throw new InvalidArgumentError('expected a size such as 512M, 4G, 1048576 or infinity.');
   return bytes;
+}
+
+function durationS(value: string): number {
+  const s = parseDurationS(value);
+  if (s === undefined) throw new InvalidArgumentError('expected a duration such as 10s, 2m or 500ms.');
+  return s;
 }
 
 function config(file: string | undefined): Config {
@@ -106,6 +113,28 @@ Examples:
       const bus = await connectBus(userBusAddress(process.env));
       setExit(await watchIncidents(bus, o.json === true, say));
       bus.disconnect();
+    });
+
+  program
+    .command('reap')
+    .description('Stop what a session left running (its scope\'s processes besides a live agent, and every process of yours carrying its SESSIONBRAKE_SESSION marker, wherever it moved), or every process of yours working inside a checkout (its cwd under PATH, or a file under PATH open). SIGTERM, then SIGKILL after --timeout, through pidfds. Never touches other users\' processes.')
+    .option('--session <name>', 'the session whose leftovers to stop')
+    .option('--checkout <path>', 'stop what works inside this directory')
+    .option('--dry-run', 'only list what would be stopped')
+    .addOption(new Option('--timeout <duration>', 'between SIGTERM and SIGKILL').argParser(durationS).default(10, '10s'))
+    .option('--json', 'machine-readable output')
+    .action(async (o: { session?: string; checkout?: string; dryRun?: boolean; timeout: number; json?: boolean }) => {
+      setExit(await runReap({ ...(o.session !== undefined ? { session: o.session } : {}), ...(o.checkout !== undefined ? { checkout: o.checkout } : {}) },
+        { dryRun: o.dryRun === true, timeoutS: o.timeout, json: o.json === true }, connect, process.env, say));
+    });
+
+  program
+    .command('holders')
+    .description('List the processes of yours working inside PATH (cwd under it, or a file under it open): pid, program, CPU, age, session. Exit 1 when held, 0 when free, so a script can refuse to remove a checkout while something works in it.')
+    .argument('<path>', 'the checkout')
+    .option('--json', 'machine-readable output')
+    .action((p: string, o: { json?: boolean }) => {
+      setExit(runHolders(p, o.json === true, say));
     });
 
   program

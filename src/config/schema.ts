@@ -93,9 +93,11 @@ export const configSchema = z
         silentAfterS: seconds.default(1800),
         /** An open incident is told again after this long. */
         reminderS: seconds.default(3600),
+        /** How often the freeze watch looks: pegged is judged over intervals this long ("minutes"). */
+        checkS: seconds.default(60),
       })
       .strict()
-      .default({ peggedCpuShare: 0.75, peggedForS: 300, missingAfterS: 180, silentAfterS: 1800, reminderS: 3600 }),
+      .default({ peggedCpuShare: 0.75, peggedForS: 300, missingAfterS: 180, silentAfterS: 1800, reminderS: 3600, checkS: 60 }),
     /** An argv run for each incident, with the incident as JSON on stdin. Never a shell string. */
     notifyCommand: z.array(z.string().min(1)).min(1).optional(),
     /** How long the notify command may run before it is killed. */

@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import type { Config } from '../config/schema';
 import { planLower, planRaise } from '../actions/brake-policy';
 import { currentOf, memAvailable, sliceHigh } from '../actions/machine';
-import { stopSubtree, takePidfds } from '../actions/stop-subtree';
+import { stopSubtree } from '../actions/stop-subtree';
+import { holdProcesses } from '../actions/terminate';
 import { readCgroupProcesses, rootProcess } from '../proc/table';
 import type { Session } from '../sessions/registry';
 import { type DetectorSample, type Verdict, muteAfterLowering, resetEpisode } from '../stall/detector';
@@ -193,9 +194,9 @@ export class BrakeController {
     this.persist(session, feed);
     try {
       // pidfds taken when the candidate was chosen, before anything is told or done
-      const { handles, skipped } = takePidfds(victim, procs, session.cgroupDir.replace(/^\/sys\/fs\/cgroup/, ''));
+      const held = holdProcesses(victim.pids, procs, session.cgroupDir.replace(/^\/sys\/fs\/cgroup/, ''));
       this.tell(session, 'will-stop', telling, figures);
-      const report = await stopSubtree(victim, handles, skipped, session.memoryHigh, {
+      const report = await stopSubtree(victim, held, session.memoryHigh, {
         setBrake: (bytes) => this.deps.manager.setMemory(session.unit, { memoryHigh: bytes }),
         termToKillMs: this.deps.config.stop.termToKillS * 1000,
         log: (msg, fields) => this.deps.log('warn', msg, { unit: session.unit, ...fields }),

@@ -13,7 +13,13 @@ export type IncidentType =
   | 'nothing-to-stop'
   | 'cleared'
   | 'brake-lowered'
-  | 'feed-fallback';
+  | 'feed-fallback'
+  | 'procs-reaped'
+  | 'leftovers'
+  | 'pegged'
+  | 'missing'
+  | 'silent'
+  | 'recovered';
 
 export interface Incident {
   type: IncidentType;
@@ -39,7 +45,7 @@ export class Incidents {
 
   tell(i: Incident): void {
     this.last.set(i.unit, i);
-    const level = i.type === 'subtree-stopped' || i.type === 'will-stop' || i.type === 'standing-still' ? 'warn' : 'info';
+    const level = ['subtree-stopped', 'will-stop', 'standing-still', 'procs-reaped', 'pegged', 'missing', 'silent'].includes(i.type) ? 'warn' : 'info';
     this.log[level]({ event: i.type, ...i }, i.message);
     for (const l of this.listeners) l(i);
   }

@@ -15,6 +15,9 @@ import { VERSION } from '../version';
 import { type BusService, exportService } from './bus-service';
 import { BrakeController } from './controller';
 import { Incidents } from './incidents';
+import { FreezeWatch } from './freeze-watch';
+import { LeftoverReaper } from './leftovers';
+import { runNotifyCommand } from './notify-command';
 import type { Logger } from './log';
 import { notify, startWatchdog } from './notify';
 import { type SavedSession, type SavedState, defaultStatePath, loadState, saveState } from './state-file';
@@ -22,6 +25,13 @@ import { type SavedSession, type SavedState, defaultStatePath, loadState, saveSt
 export interface RunningService {
   status(): StatusReport;
   stop(): void;
+}
+
+/** The files watched for a session: its own-brake counter, its cgroup's events, its heartbeat. */
+function watchedFiles(s: Session): string[] {
+  const files = [path.join(s.cgroupDir, 'memory.events.local'), path.join(s.cgroupDir, 'cgroup.events')];
+  if (s.heartbeat !== undefined) files.push(s.heartbeat);
+  return files;
 }
 
 const STATE_NAMES: Record<string, string> = { clear: 'ok', warm: 'warm', hot: 'hot', 'standing-still': 'standing-still' };
@@ -33,6 +43,10 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const incidents = new Incidents(log);
   let busService: BusService | undefined;
   incidents.onIncident((i) => busService?.emitIncident(i));
+  if (config.notifyCommand) {
+    const argv = config.notifyCommand;
+    incidents.onIncident((i) => runNotifyCommand(argv, i, config.notifyTimeoutS, log));
+  }
 
   const stateFile = defaultStatePath(env);
   const saved: SavedState = loadState(stateFile, (why) => log.warn({ event: 'bad-state-file', file: stateFile }, why));
@@ -59,11 +73,25 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     log: (level, msg, fields) => log[level](fields, msg),
   });
 
+  const reaper = new LeftoverReaper(config, incidents);
+  const freeze = new FreezeWatch(config, incidents, () => registry.list());
   const feeds = new Map<string, SessionFeed>();
   const byFile = new Map<string, Session>();
   const watch = new FileWatch(({ path: file, kind }) => {
     const s = byFile.get(file);
-    if (!s || kind !== 'modified') return;
+    if (!s) return;
+    if (file === s.heartbeat) {
+      // Written in place, or replaced by a rename (the old inode is gone: watch the new one).
+      if (kind === 'gone') {
+        try {
+          watch.add(file);
+        } catch {
+          byFile.delete(file); // removed for good: the freeze check's timer still looks
+        }
+      }
+      return freeze.check(s); // a heartbeat: a recovery is told at once
+    }
+    if (kind !== 'modified') return;
     // Its own brake fired: a hint to take windows (the trigger may not have fired yet).
     if (file.endsWith('memory.events.local')) feeds.get(s.unit)?.wake('own brake fired');
   });
@@ -94,29 +122,30 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     if (feed.mode === 'timer') {
       incidents.tell({ type: 'feed-fallback', unit: s.unit, session: s.id, atMs: Date.now(), observeOnly: config.observeOnly, message: `sampled every ${config.detector.fallbackIntervalS} s: ${feed.fallbackReason ?? ''}` });
     }
-    for (const f of ['memory.events.local', 'cgroup.events']) {
-      const file = path.join(s.cgroupDir, f);
+    for (const file of watchedFiles(s)) {
       try {
         watch.add(file);
         byFile.set(file, s);
       } catch (err) {
-        log.warn({ unit: s.unit, file, err: String(err) }, 'cannot watch a cgroup file');
+        log.warn({ unit: s.unit, file, err: String(err) }, 'cannot watch a file of the session');
       }
     }
     const savedSession = saved[s.unit];
     if (savedSession) controller.restore(s, feed, savedSession);
+    reaper.watch(s);
     updateStatus();
   });
   registry.on('removed', (s) => {
     log.info({ event: 'session-removed', unit: s.unit, id: s.id }, 'session removed');
     feeds.get(s.unit)?.stop();
     feeds.delete(s.unit);
-    for (const f of ['memory.events.local', 'cgroup.events']) {
-      const file = path.join(s.cgroupDir, f);
+    for (const file of watchedFiles(s)) {
       watch.remove(file);
       byFile.delete(file);
     }
+    freeze.forget(s.unit);
     controller.forget(s.unit);
+    reaper.forget(s);
     incidents.forget(s.unit);
     save(s.unit, undefined);
     updateStatus();
@@ -152,6 +181,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     status,
     stop: () => {
       stopWatchdog();
+      freeze.stop();
       for (const f of feeds.values()) f.stop();
       watch.close();
     },

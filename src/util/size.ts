@@ -21,3 +21,11 @@ export function formatSize(bytes: number): string {
   }
   return `${bytes}B`;
 }
+
+/** A duration as written on a command line: "10s", "2m", "1h", "500ms" or plain seconds. */
+export function parseDurationS(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!m) return undefined;
+  const factor = { ms: 0.001, s: 1, m: 60, h: 3600 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  return Number(m[1]) * factor;
+}

@@ -21,7 +21,7 @@ test('an empty config gives every default of design.md', () => {
   assert.equal(c.detector.muteAfterLowerS, 240);
   assert.equal(c.stop.termToKillS, 30);
   assert.equal(c.reap.termToKillS, 10);
-  assert.deepEqual(c.freeze, { peggedCpuShare: 0.75, peggedForS: 300, missingAfterS: 180, silentAfterS: 1800, reminderS: 3600 });
+  assert.deepEqual(c.freeze, { peggedCpuShare: 0.75, peggedForS: 300, missingAfterS: 180, silentAfterS: 1800, reminderS: 3600, checkS: 60 });
   assert.equal(c.observeOnly, false);
 });
 

@@ -1,0 +1,97 @@
+/**
+ * `sbctl reap --session S | --checkout PATH` and `sbctl holders PATH`: stop what a session left
+ * running, or what works inside a checkout; or only list the latter. Only this user's processes
+ * are ever looked at or signalled, through pidfds. Runs in sbctl itself: sbd is not needed.
+ */
+import * as fs from 'node:fs';
+import { type ReapRow, mergeTargets, reap } from '../actions/reap';
+import { cgroupDir } from '../cgroup/read';
+import { ageAndCpu, holdersOf, markedWith, uptimeS } from '../proc/scan';
+import { readCgroupProcesses, readProcess } from '../proc/table';
+import { readRecord, recordsDir } from '../sessions/record';
+import type { UserManager } from '../systemd/types';
+import { formatSize } from '../util/size';
+import { UsageError } from './errors';
+
+function duration(s: number): string {
+  return s < 120 ? `${Math.round(s)}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${(s / 3600).toFixed(1)}h`;
+}
+
+function table(rows: readonly string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ')).join('\n');
+}
+
+export function formatReap(rows: readonly ReapRow[]): string {
+  return table([['PID', 'PROGRAM', 'CPU', 'AGE', 'RSS', 'WHAT BECAME OF IT'], ...rows.map((r) => [String(r.pid), r.program, duration(r.cpuS), duration(r.ageS), formatSize(r.rssBytes), r.outcome])]);
+}
+
+/** A checkout path that exists, resolved (symlinks followed) so /proc's links compare. */
+export function checkoutPath(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    throw new UsageError(`${p}: no such file or directory: name an existing checkout`);
+  }
+}
+
+/** What session S left: its scope's processes and every marked process of ours, but a live agent. */
+export async function sessionLeftovers(manager: UserManager, session: string, env: NodeJS.ProcessEnv) {
+  const unit = session.endsWith('.scope') || session.endsWith('.service') ? session : `${session}.scope`;
+  const id = unit.replace(/\.(scope|service)$/, '');
+  const info = await manager.getUnit(unit);
+  const inScope = info && info.controlGroup !== '' ? readCgroupProcesses(cgroupDir(info.controlGroup)) : [];
+  const dir = recordsDir(env);
+  const record = dir ? readRecord(dir, unit) : undefined;
+  const agent = record && readProcess(record.agentPid)?.startTicks === record.agentStartTicks ? record.agentPid : undefined;
+  return mergeTargets([inScope, markedWith(id)], new Set(agent === undefined ? [] : [agent]));
+}
+
+export async function runReap(
+  target: { session?: string; checkout?: string },
+  opts: { dryRun: boolean; timeoutS: number; json: boolean },
+  manager: () => Promise<UserManager>,
+  env: NodeJS.ProcessEnv,
+  say: (s: string) => void,
+): Promise<number> {
+  if ((target.session === undefined) === (target.checkout === undefined)) {
+    throw new UsageError('sbctl reap: give either --session NAME or --checkout PATH');
+  }
+  let targets;
+  let what: string;
+  if (target.checkout !== undefined) {
+    const dir = checkoutPath(target.checkout);
+    targets = holdersOf(dir).map((h) => h.proc);
+    what = `working inside ${dir}`;
+  } else {
+    const m = await manager();
+    try {
+      targets = await sessionLeftovers(m, target.session as string, env);
+    } finally {
+      m.close();
+    }
+    what = `left by session ${target.session as string}`;
+  }
+  if (targets.length === 0) {
+    say(opts.json ? '[]' : `nothing to stop: no process of yours ${what}`);
+    return 0;
+  }
+  const rows = await reap(targets, opts.timeoutS * 1000, opts.dryRun);
+  say(opts.json ? JSON.stringify(rows, null, 2) : `${opts.dryRun ? 'would stop' : 'stopped'} ${rows.length} process${rows.length === 1 ? '' : 'es'} ${what}:\n${formatReap(rows)}`);
+  return rows.some((r) => r.outcome === 'survived') ? 1 : 0;
+}
+
+/** `sbctl holders PATH`: exit 1 when something works inside, 0 when free. */
+export function runHolders(pathArg: string, json: boolean, say: (s: string) => void): number {
+  const dir = checkoutPath(pathArg);
+  const now = uptimeS();
+  const holders = holdersOf(dir).map((h) => ({ pid: h.proc.pid, program: h.proc.comm, ...ageAndCpu(h.proc, now), how: h.how, session: h.session ?? null }));
+  if (json) say(JSON.stringify({ path: dir, held: holders.length > 0, holders }, null, 2));
+  else if (holders.length === 0) say(`${dir}: free: no process of yours works inside`);
+  else {
+    say(`${dir}: held by ${holders.length} process${holders.length === 1 ? '' : 'es'}:`);
+    say(table([['PID', 'PROGRAM', 'CPU', 'AGE', 'HOW', 'SESSION'], ...holders.map((h) => [String(h.pid), h.program, duration(h.cpuS), duration(h.ageS), h.how, h.session ?? '-'])]));
+    say(`stop them with: sbctl reap --checkout ${dir}`);
+  }
+  return holders.length > 0 ? 1 : 0;
+}

@@ -1,0 +1,85 @@
+/**
+ * The freeze watch of every session: one check every freeze.checkS for all of them (cpu.stat,
+ * the heartbeat's mtime and first word, the open commands), and at once when a heartbeat file
+ * is written (inotify, through the service's FileWatch). Tells incidents; never stops anything.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseFlatKeyed } from '../cgroup/parse';
+import type { Config } from '../config/schema';
+import { type FreezeState, type Observation, type Telling, freezeStep, initialFreeze } from '../freeze/policy';
+import { readCgroupProcesses, readProcess } from '../proc/table';
+import type { Session } from '../sessions/registry';
+import type { Incidents } from './incidents';
+
+function observe(s: Session, now: number): Observation | undefined {
+  let cpuUsageUs: number;
+  try {
+    cpuUsageUs = parseFlatKeyed(fs.readFileSync(path.join(s.cgroupDir, 'cpu.stat'), 'utf8'), path.join(s.cgroupDir, 'cpu.stat')).usage_usec ?? 0;
+  } catch {
+    return undefined; // the session is ending
+  }
+  let heartbeatMs: number | undefined;
+  let claimsWorking = false;
+  if (s.heartbeat !== undefined) {
+    try {
+      heartbeatMs = fs.statSync(s.heartbeat).mtimeMs;
+      const head = Buffer.alloc(16);
+      const fd = fs.openSync(s.heartbeat, 'r');
+      const n = fs.readSync(fd, head, 0, head.length, 0);
+      fs.closeSync(fd);
+      claimsWorking = /^working\b/.test(head.toString('utf8', 0, n));
+    } catch {
+      heartbeatMs = undefined;
+    }
+  }
+  const procs = readCgroupProcesses(s.cgroupDir);
+  return {
+    atMs: now,
+    cpuUsageUs,
+    heartbeatMs,
+    claimsWorking,
+    commandsOpen: procs.filter((p) => p.pid !== s.agentPid).length,
+    agentAlive: s.agentPid !== undefined && readProcess(s.agentPid) !== undefined,
+  };
+}
+
+export class FreezeWatch {
+  private readonly states = new Map<string, FreezeState>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly config: Config,
+    private readonly incidents: Incidents,
+    private readonly sessions: () => Session[],
+  ) {
+    this.timer = setInterval(() => {
+      for (const s of this.sessions()) this.check(s);
+    }, config.freeze.checkS * 1000);
+    this.timer.unref();
+  }
+
+  /** A check now (the heartbeat was written, say). */
+  check(s: Session): void {
+    const o = observe(s, Date.now());
+    if (o === undefined) return;
+    const [next, tellings] = freezeStep(this.states.get(s.unit) ?? initialFreeze(), o, this.config.freeze);
+    this.states.set(s.unit, next);
+    for (const t of tellings) this.tell(s, t);
+  }
+
+  private tell(s: Session, t: Telling): void {
+    const base = { unit: s.unit, session: s.id, atMs: Date.now(), observeOnly: this.config.observeOnly };
+    if (t.kind === 'signal') this.incidents.tell({ ...base, type: t.signal, message: `${t.signal}: ${t.reason}${t.open.length > 1 ? ` (open: ${t.open.join(', ')})` : ''}`, open: t.open });
+    else if (t.kind === 'reminder') this.incidents.tell({ ...base, type: t.open[0] ?? 'pegged', message: `reminder: still ${t.open.join(' and ')}`, open: t.open, reminder: true });
+    else this.incidents.tell({ ...base, type: 'recovered', message: `recovered (was ${t.was.join(', ')})`, was: t.was });
+  }
+
+  forget(unit: string): void {
+    this.states.delete(unit);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}

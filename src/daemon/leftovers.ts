@@ -1,0 +1,68 @@
+/**
+ * When a session's agent exits (its pidfd turns readable), what it left is stopped: the rest of
+ * its scope, and every process of ours carrying its marker anywhere else. SIGTERM, SIGKILL after
+ * the grace, one procs-reaped log line and one incident. With reap disabled, or observe-only,
+ * the leftovers are told about instead.
+ */
+import { mergeTargets, reap } from '../actions/reap';
+import type { Config } from '../config/schema';
+import { Pidfd } from '../native';
+import { markedWith } from '../proc/scan';
+import { readCgroupProcesses } from '../proc/table';
+import type { Session } from '../sessions/registry';
+import type { Incidents } from './incidents';
+
+interface Watched {
+  agent: Pidfd | undefined;
+  reaped: boolean;
+}
+
+export class LeftoverReaper {
+  private readonly watched = new Map<string, Watched>();
+
+  constructor(
+    private readonly config: Config,
+    /** Its procs-reaped incident is also the one log line that lists what was stopped. */
+    private readonly incidents: Incidents,
+  ) {}
+
+  /** Follow the session's agent; reap when it exits. */
+  watch(s: Session): void {
+    let agent: Pidfd | undefined;
+    if (s.agentPid !== undefined) {
+      try {
+        agent = Pidfd.open(s.agentPid);
+        void agent.exited.then(() => this.reapSession(s, false));
+        agent.unref();
+      } catch {
+        agent = undefined; // gone already: the session's end (removal) reaps what carries its marker
+      }
+    }
+    this.watched.set(s.unit, { agent, reaped: false });
+  }
+
+  /** The session's scope is gone: if its agent exited unreaped, reap what carries its marker. */
+  forget(s: Session): void {
+    const w = this.watched.get(s.unit);
+    if (w && !w.reaped && (w.agent === undefined || w.agent.hasExited())) void this.reapSession(s, true);
+    w?.agent?.close();
+    this.watched.delete(s.unit);
+  }
+
+  private async reapSession(s: Session, scopeGone: boolean): Promise<void> {
+    const w = this.watched.get(s.unit);
+    if (!w || w.reaped) return;
+    w.reaped = true;
+    const exclude = new Set(s.agentPid === undefined ? [] : [s.agentPid]);
+    const targets = mergeTargets([scopeGone ? [] : readCgroupProcesses(s.cgroupDir), markedWith(s.id)], exclude);
+    if (targets.length === 0) return;
+    const base = { unit: s.unit, session: s.id, atMs: Date.now(), observeOnly: this.config.observeOnly };
+    if (!this.config.reap.enabled || this.config.observeOnly) {
+      const rows = await reap(targets, 0, true);
+      this.incidents.tell({ ...base, type: 'leftovers', message: `the agent exited and left ${rows.length} process${rows.length === 1 ? '' : 'es'} running (${rows.map((r) => `${r.program} ${r.pid}`).join(', ')}); not stopped: ${this.config.observeOnly ? 'observe-only' : 'reap is off'}`, procs: rows });
+      return;
+    }
+    const rows = await reap(targets, this.config.reap.termToKillS * 1000, false);
+    this.incidents.tell({ ...base, type: 'procs-reaped', message: `the agent exited; stopped what it left: ${rows.map((r) => `${r.program} ${r.pid} (${r.outcome})`).join(', ')}`, procs: rows });
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Scans of this user's own processes: those carrying a session's marker in their environment
+ * (found after setsid, timeout, nohup or a move to another unit), and those working inside a
+ * path. Other users' processes are never returned: only processes of our uid are looked at
+ * (their environ and fds are not ours to read anyway).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CLOCK_TICKS, type ProcInfo, readProcess } from './table';
+import { environValue } from './stat';
+
+/** The environment variable every process of a session carries (design.md §2). */
+export const MARKER = 'SESSIONBRAKE_SESSION';
+
+/** All processes of this uid (our own process excluded). */
+export function ownProcesses(procRoot = '/proc'): ProcInfo[] {
+  const uid = process.getuid?.();
+  const out: ProcInfo[] = [];
+  for (const name of fs.readdirSync(procRoot)) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    const p = readProcess(Number(name), procRoot);
+    if (p && p.uid === uid) out.push(p);
+  }
+  return out;
+}
+
+/** The marker value of a process, or undefined (none, or it exited). */
+export function markerOf(pid: number, procRoot = '/proc'): string | undefined {
+  try {
+    return environValue(fs.readFileSync(path.join(procRoot, String(pid), 'environ')), MARKER);
+  } catch {
+    return undefined;
+  }
+}
+
+/** This user's processes whose marker is `id`. */
+export function markedWith(id: string, procRoot = '/proc'): ProcInfo[] {
+  return ownProcesses(procRoot).filter((p) => markerOf(p.pid, procRoot) === id);
+}
+
+/** True when `p` is `root` or below it (both absolute and normalised). */
+export function isUnder(p: string, root: string): boolean {
+  const r = root.endsWith('/') ? root : `${root}/`;
+  return p === root || p.startsWith(r);
+}
+
+export interface Holder {
+  proc: ProcInfo;
+  /** Why it holds the path: its working directory is inside, or it has a file inside open. */
+  how: 'cwd' | 'open file';
+  session: string | undefined;
+}
+
+/**
+ * The processes of this user working inside `dir`: their cwd is under it, or one of their open
+ * fds points under it. (Memory maps are not looked at: a mapped file alone does not stop a
+ * checkout's removal from being safe for git.)
+ */
+export function holdersOf(dir: string, procRoot = '/proc'): Holder[] {
+  const out: Holder[] = [];
+  for (const proc of ownProcesses(procRoot)) {
+    const base = path.join(procRoot, String(proc.pid));
+    let how: Holder['how'] | undefined;
+    try {
+      if (isUnder(fs.readlinkSync(path.join(base, 'cwd')), dir)) how = 'cwd';
+      else {
+        for (const fd of fs.readdirSync(path.join(base, 'fd'))) {
+          let target: string;
+          try {
+            target = fs.readlinkSync(path.join(base, 'fd', fd));
+          } catch {
+            continue;
+          }
+          if (target.startsWith('/') && isUnder(target, dir)) {
+            how = 'open file';
+            break;
+          }
+        }
+      }
+    } catch {
+      continue; // exited meanwhile
+    }
+    if (how) out.push({ proc, how, session: markerOf(proc.pid, procRoot) });
+  }
+  return out;
+}
+
+/** Seconds since boot, from /proc/uptime. */
+export function uptimeS(procRoot = '/proc'): number {
+  return Number(fs.readFileSync(path.join(procRoot, 'uptime'), 'utf8').split(' ')[0]);
+}
+
+/** A process's age in seconds and CPU used in seconds. */
+export function ageAndCpu(p: ProcInfo, nowUptimeS: number): { ageS: number; cpuS: number } {
+  return { ageS: Math.max(0, nowUptimeS - p.startTicks / CLOCK_TICKS), cpuS: p.cpuTicks / CLOCK_TICKS };
+}
