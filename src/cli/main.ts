@@ -68,10 +68,11 @@ Examples:
     .addOption(new Option('--memory-high <size>', 'the brake (MemoryHigh): above it the kernel throttles the session').argParser(size))
     .addOption(new Option('--memory-max <size>', 'the ceiling (MemoryMax): above it the kernel kills').argParser(size))
     .addOption(new Option('--swap-max <size>', 'MemorySwapMax, for instance 0 for no swap').argParser(size))
-    .option('--heartbeat <path>', 'a file the agent touches while it works (for the freeze watch)')
+    .option('--heartbeat <path>', 'a file the agent touches while it works (for the freeze watch); "working" as its first word claims work in progress')
+    .option('--no-reap', 'when the agent exits, tell about what it left running instead of stopping it')
     .argument('<command...>', 'the command and its arguments, after --')
     .passThroughOptions()
-    .action(async (argv: string[], o: { name?: string; slice?: string; memoryHigh?: number; memoryMax?: number; swapMax?: number; heartbeat?: string }) => {
+    .action(async (argv: string[], o: { name?: string; slice?: string; memoryHigh?: number; memoryMax?: number; swapMax?: number; heartbeat?: string; reap: boolean }) => {
       const cfg = config(program.opts<{ config?: string }>().config);
       const code = await runSession(
         {
@@ -82,6 +83,7 @@ Examples:
           ...(o.memoryMax !== undefined ? { memoryMax: o.memoryMax } : {}),
           ...(o.swapMax !== undefined ? { swapMax: o.swapMax } : {}),
           ...(o.heartbeat !== undefined ? { heartbeat: o.heartbeat } : {}),
+          reap: o.reap,
         },
         await connect(),
         process.env,

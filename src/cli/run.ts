@@ -24,6 +24,8 @@ export interface RunOptions {
   memoryMax?: number;
   swapMax?: number;
   heartbeat?: string;
+  /** false: leftovers are told about, not stopped. */
+  reap?: boolean;
   argv: string[];
 }
 
@@ -85,7 +87,7 @@ async function run(opts: RunOptions, manager: UserManager, env: NodeJS.ProcessEn
       ...(opts.swapMax !== undefined ? { memorySwapMax: opts.swapMax } : {}),
     });
     const startTicks = readProcess(pid)?.startTicks ?? 0;
-    if (dir) writeRecord(dir, { unit, id: name, agentPid: pid, agentStartTicks: startTicks, createdAtMs: Date.now(), ...(heartbeat ? { heartbeat } : {}) });
+    if (dir) writeRecord(dir, { unit, id: name, agentPid: pid, agentStartTicks: startTicks, createdAtMs: Date.now(), ...(heartbeat ? { heartbeat } : {}), ...(opts.reap === false ? { reap: false } : {}) });
   } catch (err) {
     gate.end(); // EOF without a byte: the gate exits 125 and runs nothing
     await exited;

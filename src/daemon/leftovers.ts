@@ -57,9 +57,9 @@ export class LeftoverReaper {
     const targets = mergeTargets([scopeGone ? [] : readCgroupProcesses(s.cgroupDir), markedWith(s.id)], exclude);
     if (targets.length === 0) return;
     const base = { unit: s.unit, session: s.id, atMs: Date.now(), observeOnly: this.config.observeOnly };
-    if (!this.config.reap.enabled || this.config.observeOnly) {
+    if (!this.config.reap.enabled || !s.reap || this.config.observeOnly) {
       const rows = await reap(targets, 0, true);
-      this.incidents.tell({ ...base, type: 'leftovers', message: `the agent exited and left ${rows.length} process${rows.length === 1 ? '' : 'es'} running (${rows.map((r) => `${r.program} ${r.pid}`).join(', ')}); not stopped: ${this.config.observeOnly ? 'observe-only' : 'reap is off'}`, procs: rows });
+      this.incidents.tell({ ...base, type: 'leftovers', message: `the agent exited and left ${rows.length} process${rows.length === 1 ? '' : 'es'} running (${rows.map((r) => `${r.program} ${r.pid}`).join(', ')}); not stopped: ${this.config.observeOnly ? 'observe-only' : s.reap ? 'reap is off in the config' : 'the session was started with --no-reap'}`, procs: rows });
       return;
     }
     const rows = await reap(targets, this.config.reap.termToKillS * 1000, false);

@@ -15,6 +15,8 @@ export interface SessionRecord {
   /** /proc/<pid>/stat starttime of the agent, in clock ticks after boot. */
   agentStartTicks: number;
   heartbeat?: string;
+  /** false: what the session leaves when its agent exits is told about, not stopped. */
+  reap?: boolean;
   createdAtMs: number;
 }
 
@@ -39,7 +41,8 @@ function isRecord(v: unknown): v is SessionRecord {
   return (
     r !== null && typeof r === 'object' && typeof r.unit === 'string' && typeof r.id === 'string' &&
     Number.isInteger(r.agentPid) && Number.isInteger(r.agentStartTicks) && typeof r.createdAtMs === 'number' &&
-    (r.heartbeat === undefined || typeof r.heartbeat === 'string')
+    (r.heartbeat === undefined || typeof r.heartbeat === 'string') &&
+    (r.reap === undefined || typeof r.reap === 'boolean')
   );
 }
 

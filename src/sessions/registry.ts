@@ -21,6 +21,8 @@ export interface Session {
   /** The agent: from sbctl run's record, else the root of the process tree. */
   agentPid: number | undefined;
   heartbeat: string | undefined;
+  /** false when `sbctl run --no-reap` made it: leftovers are told about, not stopped. */
+  reap: boolean;
   adoptedAtMs: number;
 }
 
@@ -118,6 +120,7 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
       memorySwapMax: info.memorySwapMax,
       agentPid,
       heartbeat: record?.heartbeat,
+      reap: record?.reap ?? true,
       adoptedAtMs: Date.now(),
     };
   }

@@ -229,7 +229,11 @@ if (skip) {
     for (const file of guestFiles) {
       test(`guest/${file}`, async (t) => {
         const rel = `test/vm/guest/${file}`;
-        const cmd = `cd /mnt/proj && as-tester node --test --test-reporter=/mnt/proj/test/vm/guest-reporter.js ${rel}`;
+        // NN-name.root.sh beside a guest file sets up, as root, what the unprivileged test cannot
+        // (another user's processes, say); the test itself always runs as tester.
+        const setup = file.replace(/\.test\.js$/, '.root.sh');
+        const rootStep = fs.existsSync(path.join(GUEST_DIR, setup)) ? `bash test/vm/guest/${setup} && ` : '';
+        const cmd = `cd /mnt/proj && ${rootStep}as-tester node --test --test-reporter=/mnt/proj/test/vm/guest-reporter.js ${rel}`;
         const t0 = Date.now();
         const res = await run(['bash', path.join(HERE, 'vm-exec.sh'), '-d', runDir, '-t', String(FILE_TIMEOUT_S), cmd], { env });
         const { tests, output, diagnostics } = parseGuestRun(res.stdout);
