@@ -75,7 +75,10 @@ async function run(opts: RunOptions, manager: UserManager, env: NodeJS.ProcessEn
   const gate = child.stdio[3] as NodeJS.WritableStream;
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (code, sig) => resolve([code, sig])));
 
+  // The record first: sbd may adopt the scope the moment it exists, and must find it then.
   const dir = recordsDir(env);
+  const startTicks = readProcess(pid)?.startTicks ?? 0;
+  if (dir) writeRecord(dir, { unit, id: name, agentPid: pid, agentStartTicks: startTicks, createdAtMs: Date.now(), ...(heartbeat ? { heartbeat } : {}), ...(opts.reap === false ? { reap: false } : {}) });
   try {
     await manager.startScope({
       name: unit,
@@ -86,9 +89,8 @@ async function run(opts: RunOptions, manager: UserManager, env: NodeJS.ProcessEn
       ...(opts.memoryMax !== undefined ? { memoryMax: opts.memoryMax } : {}),
       ...(opts.swapMax !== undefined ? { memorySwapMax: opts.swapMax } : {}),
     });
-    const startTicks = readProcess(pid)?.startTicks ?? 0;
-    if (dir) writeRecord(dir, { unit, id: name, agentPid: pid, agentStartTicks: startTicks, createdAtMs: Date.now(), ...(heartbeat ? { heartbeat } : {}), ...(opts.reap === false ? { reap: false } : {}) });
   } catch (err) {
+    if (dir) removeRecord(dir, unit);
     gate.end(); // EOF without a byte: the gate exits 125 and runs nothing
     await exited;
     throw err;
@@ -110,6 +112,7 @@ async function run(opts: RunOptions, manager: UserManager, env: NodeJS.ProcessEn
 
   const [code, sig] = await exited;
   pidfd.close();
-  if (dir) removeRecord(dir, unit);
+  // The record stays while the scope lives (sbd removes it): it says who the agent was, so that
+  // what the agent left is reaped even if sbd adopts the session only after the agent is gone.
   return sig !== null ? 128 + (constants.signals[sig] ?? 0) : (code ?? 1);
 }

@@ -8,7 +8,7 @@ import { mergeTargets, reap } from '../actions/reap';
 import type { Config } from '../config/schema';
 import { Pidfd } from '../native';
 import { markedWith } from '../proc/scan';
-import { readCgroupProcesses } from '../proc/table';
+import { readCgroupProcesses, readProcess } from '../proc/table';
 import type { Session } from '../sessions/registry';
 import type { Incidents } from './incidents';
 
@@ -26,25 +26,31 @@ export class LeftoverReaper {
     private readonly incidents: Incidents,
   ) {}
 
-  /** Follow the session's agent; reap when it exits. */
+  /** Follow the session's agent; reap when it exits (at once, when it has exited already). */
   watch(s: Session): void {
+    if (s.agentPid === undefined) return; // no agent known: nothing to follow
     let agent: Pidfd | undefined;
-    if (s.agentPid !== undefined) {
-      try {
-        agent = Pidfd.open(s.agentPid);
-        void agent.exited.then(() => this.reapSession(s, false));
-        agent.unref();
-      } catch {
-        agent = undefined; // gone already: the session's end (removal) reaps what carries its marker
+    try {
+      agent = Pidfd.open(s.agentPid);
+      if (readProcess(s.agentPid)?.startTicks !== s.agentStartTicks) {
+        agent.close(); // the pid belongs to another process now: the agent is gone
+        agent = undefined;
       }
+    } catch {
+      agent = undefined;
     }
     this.watched.set(s.unit, { agent, reaped: false });
+    if (agent === undefined) void this.reapSession(s, false);
+    else {
+      void agent.exited.then(() => this.reapSession(s, false));
+      agent.unref();
+    }
   }
 
   /** The session's scope is gone: if its agent exited unreaped, reap what carries its marker. */
   forget(s: Session): void {
     const w = this.watched.get(s.unit);
-    if (w && !w.reaped && (w.agent === undefined || w.agent.hasExited())) void this.reapSession(s, true);
+    if (w && !w.reaped && w.agent?.hasExited()) void this.reapSession(s, true);
     w?.agent?.close();
     this.watched.delete(s.unit);
   }
@@ -56,13 +62,14 @@ export class LeftoverReaper {
     const exclude = new Set(s.agentPid === undefined ? [] : [s.agentPid]);
     const targets = mergeTargets([scopeGone ? [] : readCgroupProcesses(s.cgroupDir), markedWith(s.id)], exclude);
     if (targets.length === 0) return;
-    const base = { unit: s.unit, session: s.id, atMs: Date.now(), observeOnly: this.config.observeOnly };
+    const base = { unit: s.unit, session: s.id, observeOnly: this.config.observeOnly };
     if (!this.config.reap.enabled || !s.reap || this.config.observeOnly) {
       const rows = await reap(targets, 0, true);
-      this.incidents.tell({ ...base, type: 'leftovers', message: `the agent exited and left ${rows.length} process${rows.length === 1 ? '' : 'es'} running (${rows.map((r) => `${r.program} ${r.pid}`).join(', ')}); not stopped: ${this.config.observeOnly ? 'observe-only' : s.reap ? 'reap is off in the config' : 'the session was started with --no-reap'}`, procs: rows });
+      this.incidents.tell({ ...base, atMs: Date.now(), type: 'leftovers', message: `the agent exited and left ${rows.length} process${rows.length === 1 ? '' : 'es'} running (${rows.map((r) => `${r.program} ${r.pid}`).join(', ')}); not stopped: ${this.config.observeOnly ? 'observe-only' : s.reap ? 'reap is off in the config' : 'the session was started with --no-reap'}`, procs: rows });
       return;
     }
+    const startedAtMs = Date.now();
     const rows = await reap(targets, this.config.reap.termToKillS * 1000, false);
-    this.incidents.tell({ ...base, type: 'procs-reaped', message: `the agent exited; stopped what it left: ${rows.map((r) => `${r.program} ${r.pid} (${r.outcome})`).join(', ')}`, procs: rows });
+    this.incidents.tell({ ...base, atMs: Date.now(), startedAtMs, type: 'procs-reaped', message: `the agent exited; stopped what it left: ${rows.map((r) => `${r.program} ${r.pid} (${r.outcome})`).join(', ')}`, procs: rows });
   }
 }

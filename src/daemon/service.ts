@@ -7,7 +7,7 @@ import type * as dbus from 'dbus-next';
 import type { Config } from '../config/schema';
 import { FileWatch } from '../native';
 import { type Session, SessionRegistry } from '../sessions/registry';
-import { recordsDir } from '../sessions/record';
+import { recordedUnits, recordsDir, removeRecord } from '../sessions/record';
 import { type FeedMode, type SessionRow, type StatusReport, sessionRow } from '../sessions/status';
 import { SessionFeed } from '../stall/feed';
 import { DbusUserManager } from '../systemd/user-manager';
@@ -170,8 +170,10 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   };
 
   await registry.start();
-  // Saved sessions that no longer exist: forget them.
+  // Saved state and session records of sessions that no longer exist: forget them.
   for (const unit of Object.keys(saved)) if (!registry.get(unit)) save(unit, undefined);
+  const records = recordsDir(env);
+  if (records) for (const unit of recordedUnits(records)) if (!registry.get(unit)) removeRecord(records, unit);
   busService = await exportService(bus, status);
   log.info({ event: 'ready', sessions: registry.size, slices: config.slices, observeOnly: config.observeOnly, feed: feedMode(), version: VERSION }, 'sbd ready');
   notify('READY=1');

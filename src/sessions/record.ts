@@ -69,3 +69,12 @@ export function readRecord(dir: string, unit: string, onBad: (file: string, why:
 export function removeRecord(dir: string, unit: string): void {
   fs.rmSync(path.join(dir, `${unit}.json`), { force: true });
 }
+
+/** The units that have a record in `dir`. */
+export function recordedUnits(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length));
+  } catch {
+    return [];
+  }
+}

@@ -4,9 +4,9 @@
  */
 import { EventEmitter } from 'node:events';
 import { cgroupDir } from '../cgroup/read';
-import { readProcess, readCgroupProcesses, rootProcess } from '../proc/table';
+import { readCgroupProcesses, rootProcess } from '../proc/table';
 import type { UnitInfo, UserManager } from '../systemd/types';
-import { readRecord } from './record';
+import { readRecord, removeRecord } from './record';
 
 export interface Session {
   unit: string;
@@ -18,8 +18,10 @@ export interface Session {
   memoryHigh: number;
   memoryMax: number;
   memorySwapMax: number;
-  /** The agent: from sbctl run's record, else the root of the process tree. */
+  /** The agent: from sbctl run's record (alive or not), else the root of the process tree. */
   agentPid: number | undefined;
+  /** Its start time (clock ticks after boot): a recycled pid is never taken for it. */
+  agentStartTicks: number | undefined;
   heartbeat: string | undefined;
   /** false when `sbctl run --no-reap` made it: leftovers are told about, not stopped. */
   reap: boolean;
@@ -106,9 +108,8 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
   private adopt(info: UnitInfo): Session {
     const dir = cgroupDir(info.controlGroup);
     const record = this.records ? readRecord(this.records, info.unit, (file, why) => this.onWarn('ignoring a bad session record', { file, why })) : undefined;
-    let agentPid: number | undefined;
-    if (record && readProcess(record.agentPid)?.startTicks === record.agentStartTicks) agentPid = record.agentPid;
-    else agentPid = rootProcess(readCgroupProcesses(dir))?.pid;
+    // The record names the agent even after it exited: then its leftovers are what remains.
+    const root = record ? undefined : rootProcess(readCgroupProcesses(dir));
     return {
       unit: info.unit,
       id: record?.id ?? info.unit.replace(/\.(scope|service)$/, ''),
@@ -118,7 +119,8 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
       memoryHigh: info.memoryHigh,
       memoryMax: info.memoryMax,
       memorySwapMax: info.memorySwapMax,
-      agentPid,
+      agentPid: record?.agentPid ?? root?.pid,
+      agentStartTicks: record?.agentStartTicks ?? root?.startTicks,
       heartbeat: record?.heartbeat,
       reap: record?.reap ?? true,
       adoptedAtMs: Date.now(),
@@ -129,6 +131,7 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
     const s = this.byUnit.get(unit);
     if (!s) return;
     this.byUnit.delete(unit);
+    if (this.records) removeRecord(this.records, unit); // the session is over: so is its record
     this.emit('removed', s);
   }
 }

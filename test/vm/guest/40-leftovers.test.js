@@ -22,6 +22,7 @@ stubborn = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.
 time.sleep(2)
 print(json.dumps({"setsid": setsid.pid, "server": server.pid, "moved": moved.pid, "stubborn": stubborn.pid}), flush=True)
 time.sleep(1)
+print(json.dumps({"exitAtMs": time.time() * 1000}), flush=True)
 os._exit(0)  # the agent quits and leaves them all running
 `;
 
@@ -34,8 +35,10 @@ test('when the agent exits, what it left is stopped: setsid, nohup, moved to ano
     const line = s.output().split('\n').find((l) => l.startsWith('{"setsid"'));
     return line && JSON.parse(line);
   }, 30_000, { what: 'the agent to report its pids' });
-  await waitFor(() => s.child.exitCode !== null, 20_000, { what: 'the agent (and sbctl run) to exit' });
-  const exitedAt = Date.now();
+  const exitedAt = await waitFor(() => {
+    const line = s.output().split('\n').find((l) => l.startsWith('{"exitAtMs"'));
+    return line && JSON.parse(line).exitAtMs;
+  }, 20_000, { what: 'the agent to exit' });
   const fromCgroup = fs.readFileSync(`/proc/${pids.moved}/cgroup`, 'utf8');
   assert.match(fromCgroup, /moved-\d+\.scope/, 'the moved process really lives in another unit');
   const reaped = await inc.wait('left1', 'procs-reaped', 40_000);
@@ -55,7 +58,8 @@ test('when the agent exits, what it left is stopped: setsid, nohup, moved to ano
 
 test('sbctl holders names a shell in a checkout; after sbctl reap --checkout it says free; root\'s process there is left alone', labOnly, async () => {
   const dir = '/tmp/shared-checkout';
-  const shell = spawn('bash', ['-c', 'sleep 600'], { cwd: dir, stdio: 'ignore' });
+  // (two commands: bash -c with a single one would exec it and be gone)
+  const shell = spawn('bash', ['-c', 'sleep 600; true'], { cwd: dir, stdio: 'ignore' });
   await new Promise((r) => setTimeout(r, 500));
   const held = sbctl('holders', dir, '--json');
   assert.equal(held.status, 1, 'held: exit 1');
