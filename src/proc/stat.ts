@@ -66,14 +66,12 @@ export function parseCmdline(buf: Buffer): string[] {
 /** The value of `key` in a /proc/<pid>/environ buffer, without decoding the rest. */
 export function environValue(buf: Buffer, key: string): string | undefined {
   const needle = Buffer.from(`${key}=`);
-  let start = 0;
-  while (start < buf.length) {
-    let end = buf.indexOf(0, start);
-    if (end < 0) end = buf.length;
-    if (end - start >= needle.length && buf.compare(needle, 0, needle.length, start, start + needle.length) === 0) {
-      return buf.toString('utf8', start + needle.length, end);
+  // A native search for "KEY="; a hit counts only at the start of an entry ("X=KEY=..." is not it).
+  for (let at = buf.indexOf(needle); at >= 0; at = buf.indexOf(needle, at + 1)) {
+    if (at === 0 || buf[at - 1] === 0) {
+      const end = buf.indexOf(0, at);
+      return buf.toString('utf8', at + needle.length, end < 0 ? buf.length : end);
     }
-    start = end + 1;
   }
   return undefined;
 }

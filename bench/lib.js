@@ -1,0 +1,37 @@
+// @ts-check
+'use strict';
+// Small benchmark harness: runs a function repeatedly in rounds and reports the median and the
+// min-max of the per-round rates. These machines are noisy: compare ratios measured side by side
+// in the same run, never absolute figures across runs.
+const { performance } = require('node:perf_hooks');
+
+/**
+ * @param {() => number} fn   does some work and returns how many operations it did
+ * @param {{rounds?: number, minMs?: number}} [o]
+ * @returns {{median: number, min: number, max: number}} operations per second
+ */
+function measure(fn, { rounds = 9, minMs = 200 } = {}) {
+  fn(); // warm up
+  const rates = [];
+  for (let r = 0; r < rounds; r++) {
+    let ops = 0;
+    const t0 = performance.now();
+    let t = t0;
+    while (t - t0 < minMs) {
+      ops += fn();
+      t = performance.now();
+    }
+    rates.push((ops * 1000) / (t - t0));
+  }
+  rates.sort((a, b) => a - b);
+  return { median: rates[Math.floor(rates.length / 2)], min: rates[0], max: rates[rates.length - 1] };
+}
+
+const fmt = (x) => (x >= 1e6 ? `${(x / 1e6).toFixed(2)}M` : x >= 1e3 ? `${(x / 1e3).toFixed(1)}k` : x.toFixed(1));
+
+/** One table row: ours against the baseline, as ops/s (median, min-max) and the ratio of medians. */
+function row(name, ours, base) {
+  return `| ${name} | ${fmt(ours.median)}/s (${fmt(ours.min)}–${fmt(ours.max)}) | ${fmt(base.median)}/s (${fmt(base.min)}–${fmt(base.max)}) | ${(ours.median / base.median).toFixed(2)}× |`;
+}
+
+module.exports = { measure, row, fmt };
