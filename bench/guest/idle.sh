@@ -30,5 +30,5 @@ for n in $SIZES; do
   as systemctl --user restart sbd.service; measure "$n" feed
   echo '{"detector": {"windowS": 1, "fallbackIntervalS": 5}}' | as tee $cfgdir/config.json >/dev/null
   as systemctl --user restart sbd.service; measure "$n" sampling-5s
-  for i in $(seq 0 $((n-1))); do echo "idle-$i.scope"; done | xargs as systemctl --user stop
+  for i in $(seq 0 $((n-1))); do echo "idle-$n-$i.scope"; done | xargs as systemctl --user stop
 done

@@ -14,7 +14,7 @@ async function main() {
     const child = spawn('sleep', ['3600'], { stdio: 'ignore', detached: true });
     await once(child, 'spawn');
     child.unref();
-    await mgr.StartTransientUnit(`idle-${i}.scope`, 'fail', [
+    await mgr.StartTransientUnit(`idle-${n}-${i}.scope`, 'fail', [
       ['PIDs', new dbus.Variant('au', [child.pid])],
       ['Slice', new dbus.Variant('s', 'sessions.slice')],
       ['MemoryHigh', new dbus.Variant('t', 256n << 20n)],

@@ -65,6 +65,11 @@ export class BrakeController {
     this.brakes.delete(unit);
   }
 
+  /** Run an action in the background; a failure is logged, never fatal to sbd. */
+  private background(session: Session, what: string, action: Promise<void>): void {
+    action.catch((err: unknown) => this.deps.log('warn', `${what} failed`, { unit: session.unit, err: err instanceof Error ? err.message : String(err) }));
+  }
+
   private tell(session: Session, type: Incident['type'], message: string, figures: Record<string, unknown> = {}): void {
     this.deps.incidents.tell({ type, unit: session.unit, session: session.id, atMs: Date.now(), message, observeOnly: this.deps.config.observeOnly, ...figures });
   }
@@ -99,10 +104,10 @@ export class BrakeController {
     switch (v.event) {
       case 'standing-still':
         this.tell(session, 'standing-still', `standing still against its own brake (${v.explain})`, { share: v.window?.share, anonShare: v.window?.anonShare, evidence: v.window?.evidence, deadlineS: (v.deadlineRemainingMs ?? 0) / 1000 });
-        void this.tryRaise(session, feed, sample);
+        this.background(session, 'raising the brake', this.tryRaise(session, feed, sample));
         break;
       case 'deadline-expired':
-        if (!b.stopping) void this.stopBiggest(session, feed, v);
+        if (!b.stopping) this.background(session, 'stopping the biggest command', this.stopBiggest(session, feed, v));
         break;
       case 'cleared':
       case 'progress':
@@ -148,7 +153,7 @@ export class BrakeController {
     if (b.lowerTimer) return;
     b.lowerTimer = setTimeout(() => {
       b.lowerTimer = undefined;
-      void this.lowerStep(session, feed);
+      this.background(session, 'lowering the brake', this.lowerStep(session, feed));
     }, this.deps.config.raise.lowerAfterClearS * 1000);
     b.lowerTimer.unref();
   }

@@ -24,6 +24,7 @@ export class LeftoverReaper {
     private readonly config: Config,
     /** Its procs-reaped incident is also the one log line that lists what was stopped. */
     private readonly incidents: Incidents,
+    private readonly onError: (s: Session, err: unknown) => void,
   ) {}
 
   /** Follow the session's agent; reap when it exits (at once, when it has exited already). */
@@ -40,9 +41,9 @@ export class LeftoverReaper {
       agent = undefined;
     }
     this.watched.set(s.unit, { agent, reaped: false });
-    if (agent === undefined) void this.reapSession(s, false);
+    if (agent === undefined) this.reapInBackground(s, false);
     else {
-      void agent.exited.then(() => this.reapSession(s, false));
+      void agent.exited.then(() => this.reapInBackground(s, false));
       agent.unref();
     }
   }
@@ -50,9 +51,13 @@ export class LeftoverReaper {
   /** The session's scope is gone: if its agent exited unreaped, reap what carries its marker. */
   forget(s: Session): void {
     const w = this.watched.get(s.unit);
-    if (w && !w.reaped && w.agent?.hasExited()) void this.reapSession(s, true);
+    if (w && !w.reaped && w.agent?.hasExited()) this.reapInBackground(s, true);
     w?.agent?.close();
     this.watched.delete(s.unit);
+  }
+
+  private reapInBackground(s: Session, scopeGone: boolean): void {
+    this.reapSession(s, scopeGone).catch((err: unknown) => this.onError(s, err));
   }
 
   private async reapSession(s: Session, scopeGone: boolean): Promise<void> {

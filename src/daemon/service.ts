@@ -73,7 +73,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     log: (level, msg, fields) => log[level](fields, msg),
   });
 
-  const reaper = new LeftoverReaper(config, incidents);
+  const reaper = new LeftoverReaper(config, incidents, (s, err) => log.warn({ unit: s.unit, err: String(err) }, 'reaping leftovers failed'));
   const freeze = new FreezeWatch(config, incidents, () => registry.list());
   const feeds = new Map<string, SessionFeed>();
   const byFile = new Map<string, Session>();
