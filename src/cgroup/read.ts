@@ -59,7 +59,8 @@ export interface MemorySample {
   cpuUsageUs: number | undefined;
 }
 
-function optional(dir: string, name: string): string | undefined {
+/** A file that a cgroup may lack (cpu.stat without the cpu controller): undefined then. */
+export function readOptional(dir: string, name: string): string | undefined {
   try {
     return readCgroupFile(dir, name);
   } catch (err) {
@@ -74,8 +75,8 @@ export function readMemorySample(dir: string, atMs: number): MemorySample {
   const stat = parseRequiredKeys(f('memory.stat'), path.join(dir, 'memory.stat'), ['anon', 'shmem', 'file'] as const);
   const eventsLocal = parseRequiredKeys(f('memory.events.local'), path.join(dir, 'memory.events.local'), ['high'] as const);
   const pressure = parsePressure(f('memory.pressure'), path.join(dir, 'memory.pressure'));
-  const cpu = optional(dir, 'cpu.stat');
-  const swapMax = optional(dir, 'memory.swap.max');
+  const cpu = readOptional(dir, 'cpu.stat');
+  const swapMax = readOptional(dir, 'memory.swap.max');
   return {
     atMs,
     currentBytes: parseSingle(f('memory.current'), path.join(dir, 'memory.current')),

@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { cgroupDir } from '../cgroup/read';
 import { ConfigError, defaultConfigPath, loadConfig } from '../config/load';
 import { PsiTrigger } from '../native';
 import { userBusAddress } from '../systemd/address';
@@ -35,7 +36,7 @@ export async function runChecks(env: NodeJS.ProcessEnv, configFile: string | und
   }
 
   // The user manager's cgroup, as systemd itself says (sbctl may run outside it, e.g. over ssh).
-  const mgr = v2 && manager ? `/sys/fs/cgroup${await manager.managerCgroup()}` : undefined;
+  const mgr = v2 && manager ? cgroupDir(await manager.managerCgroup()) : undefined;
   const controllers = mgr && fs.existsSync(path.join(mgr, 'cgroup.subtree_control')) ? fs.readFileSync(path.join(mgr, 'cgroup.subtree_control'), 'utf8').trim() : '';
   checks.push({
     name: 'memory delegated',

@@ -9,6 +9,7 @@ import { cgroupDir } from '../cgroup/read';
 import { ageAndCpu, holdersOf, markedWith, uptimeS } from '../proc/scan';
 import { readCgroupProcesses, readProcess } from '../proc/table';
 import { readRecord, recordsDir } from '../sessions/record';
+import { sessionId } from '../systemd/names';
 import type { UserManager } from '../systemd/types';
 import { formatSize } from '../util/size';
 import { UsageError } from './errors';
@@ -38,7 +39,7 @@ export function checkoutPath(p: string): string {
 /** What session S left: its scope's processes and every marked process of ours, but a live agent. */
 export async function sessionLeftovers(manager: UserManager, session: string, env: NodeJS.ProcessEnv) {
   const unit = session.endsWith('.scope') || session.endsWith('.service') ? session : `${session}.scope`;
-  const id = unit.replace(/\.(scope|service)$/, '');
+  const id = sessionId(unit);
   const info = await manager.getUnit(unit);
   const inScope = info && info.controlGroup !== '' ? readCgroupProcesses(cgroupDir(info.controlGroup)) : [];
   const dir = recordsDir(env);

@@ -7,6 +7,8 @@ import * as dbus from 'dbus-next';
 import type { Config } from '../config/schema';
 import { SERVICE_INTERFACE, SERVICE_NAME, SERVICE_PATH } from '../daemon/bus-name';
 import { type SessionRow, type StatusReport, sessionRow } from '../sessions/status';
+import { cgroupDir } from '../cgroup/read';
+import { sessionId } from '../systemd/names';
 import type { DbusUserManager } from '../systemd/user-manager';
 import { VERSION } from '../version';
 import { formatStatus } from './status-format';
@@ -30,7 +32,7 @@ export async function reportWithoutService(manager: DbusUserManager, config: Con
   const now = Date.now();
   const units = await manager.listSliceUnits(config.slices);
   const rows = units
-    .map((u) => sessionRow({ unit: u.unit, id: u.unit.replace(/\.(scope|service)$/, ''), cgroupDir: `/sys/fs/cgroup${u.controlGroup}`, heartbeat: undefined }, 'unwatched', null, null, now))
+    .map((u) => sessionRow({ unit: u.unit, id: sessionId(u.unit), cgroupDir: cgroupDir(u.controlGroup), heartbeat: undefined }, 'unwatched', null, null, now))
     .filter((r): r is SessionRow => r !== undefined)
     .sort((a, b) => a.unit.localeCompare(b.unit));
   return { service: { running: false, pid: null, version: VERSION, uptimeS: null, feed: 'none', observeOnly: config.observeOnly, slices: config.slices }, sessions: rows };

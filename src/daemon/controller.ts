@@ -199,7 +199,7 @@ export class BrakeController {
     this.persist(session, feed);
     try {
       // pidfds taken when the candidate was chosen, before anything is told or done
-      const held = holdProcesses(victim.pids, procs, session.cgroupDir.replace(/^\/sys\/fs\/cgroup/, ''));
+      const held = holdProcesses(victim.pids, procs, session.controlGroup);
       this.tell(session, 'will-stop', telling, figures);
       const report = await stopSubtree(victim, held, session.memoryHigh, {
         setBrake: (bytes) => this.deps.manager.setMemory(session.unit, { memoryHigh: bytes }),

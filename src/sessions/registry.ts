@@ -5,6 +5,7 @@
 import { EventEmitter } from 'node:events';
 import { cgroupDir } from '../cgroup/read';
 import { readCgroupProcesses, rootProcess } from '../proc/table';
+import { sessionId } from '../systemd/names';
 import type { UnitInfo, UserManager } from '../systemd/types';
 import { readRecord, removeRecord } from './record';
 
@@ -13,6 +14,8 @@ export interface Session {
   /** The SESSIONBRAKE_SESSION value: the unit name without its suffix. */
   id: string;
   invocationId: string;
+  /** systemd's ControlGroup ("/user.slice/.../a.scope") and the directory behind it. */
+  controlGroup: string;
   cgroupDir: string;
   slice: string;
   memoryHigh: number;
@@ -112,8 +115,9 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
     const root = record ? undefined : rootProcess(readCgroupProcesses(dir));
     return {
       unit: info.unit,
-      id: record?.id ?? info.unit.replace(/\.(scope|service)$/, ''),
+      id: record?.id ?? sessionId(info.unit),
       invocationId: info.invocationId,
+      controlGroup: info.controlGroup,
       cgroupDir: dir,
       slice: info.slice,
       memoryHigh: info.memoryHigh,

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseLimit, parsePressure, parseRequiredKeys, parseSingle } from '../cgroup/parse';
-import { CgroupGoneError, readCgroupFile } from '../cgroup/read';
+import { readCgroupFile, readOptional } from '../cgroup/read';
 import { type ProcInfo, readCgroupProcesses } from '../proc/table';
 
 export interface SessionSnapshot {
@@ -25,12 +25,8 @@ export interface SessionSnapshot {
 }
 
 function limitOrInfinity(dir: string, name: string): number {
-  try {
-    return parseLimit(readCgroupFile(dir, name), path.join(dir, name));
-  } catch (err) {
-    if (err instanceof CgroupGoneError && fs.existsSync(dir)) return Infinity; // no such file here
-    throw err;
-  }
+  const text = readOptional(dir, name);
+  return text === undefined ? Infinity : parseLimit(text, path.join(dir, name));
 }
 
 export function heartbeatAge(file: string | undefined, nowMs: number): number | null {

@@ -29,12 +29,6 @@ export interface FeedHost {
   armTrigger?: (file: string, spec: PsiTriggerSpec, onEvent: (kind: 'fired' | 'gone') => void) => Pick<PsiTrigger, 'close' | 'unref'>;
 }
 
-/**
- * The trigger fires when `full` stall reaches this share of its window: below the clear line,
- * so that no hot window can pass unseen (psi.rst: at most one event per window).
- */
-const TRIGGER_SHARE_OF_CLEAR = 1;
-
 export class SessionFeed {
   mode: FeedMode = 'psi';
   /** Why the session is sampled on a timer, when it is. */
@@ -62,7 +56,9 @@ export class SessionFeed {
     const windowUs = cfg.windowS * 1_000_000;
     if (this.measure === 'psi') {
       try {
-        const stallUs = Math.max(1, Math.round(cfg.clearShare * TRIGGER_SHARE_OF_CLEAR * windowUs));
+        // Fires at the clear line (full 0.1 of the window), below the trip line: no hot window
+        // passes unseen (psi.rst: at most one event per window).
+        const stallUs = Math.max(1, Math.round(cfg.clearShare * windowUs));
         const arm = this.host.armTrigger ?? ((f, spec, cb) => PsiTrigger.arm(f, spec, cb));
         this.trigger = arm(path.join(this.cgroupDir, 'memory.pressure'), { kind: 'full', stallUs, windowUs }, (kind) => {
           if (kind === 'fired') this.wake('psi-trigger');

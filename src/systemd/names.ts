@@ -27,6 +27,11 @@ export function unitFromObjectPath(objectPath: string): string | undefined {
   ).toString('utf8');
 }
 
+/** The session id (SESSIONBRAKE_SESSION value) of a unit: its name without the suffix. */
+export function sessionId(unit: string): string {
+  return unit.replace(/\.(scope|service)$/, '');
+}
+
 /** Characters systemd accepts in a unit name's prefix (unit_name_is_valid). */
 const UNIT_NAME = /^[A-Za-z0-9:_.\\@-]+\.(scope|service|slice)$/;
 
