@@ -1,18 +1,19 @@
 /**
  * The freeze watch of every session: one check every freeze.checkS for all of them (cpu.stat,
- * the heartbeat's mtime and first word, the open commands), and at once when a heartbeat file
- * is written (inotify, through the service's FileWatch). Tells incidents; never stops anything.
+ * the heartbeat's mtime and first word; the agent and the open commands only once the heartbeat
+ * is stale), and at once when a heartbeat file is written (inotify, through the service's
+ * FileWatch). Tells incidents; never stops anything.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseFlatKeyed } from '../cgroup/parse';
 import type { Config } from '../config/schema';
-import { type FreezeState, type Observation, type Telling, freezeStep, initialFreeze } from '../freeze/policy';
+import { type FreezeState, type Observation, type Telling, freezeStep, initialFreeze, processViewNeeded } from '../freeze/policy';
 import { readCgroupProcesses, readProcess } from '../proc/table';
 import type { Session } from '../sessions/registry';
 import type { Incidents } from './incidents';
 
-function observe(s: Session, now: number): Observation | undefined {
+function observe(s: Session, now: number, cfg: Config['freeze']): Observation | undefined {
   let cpuUsageUs: number;
   try {
     cpuUsageUs = parseFlatKeyed(fs.readFileSync(path.join(s.cgroupDir, 'cpu.stat'), 'utf8'), path.join(s.cgroupDir, 'cpu.stat')).usage_usec ?? 0;
@@ -33,14 +34,15 @@ function observe(s: Session, now: number): Observation | undefined {
       heartbeatMs = undefined;
     }
   }
-  const procs = readCgroupProcesses(s.cgroupDir);
+  // Not needed (see processViewNeeded): any value gives the same step; these are the calm ones.
+  const need = processViewNeeded(heartbeatMs, claimsWorking, now, cfg);
   return {
     atMs: now,
     cpuUsageUs,
     heartbeatMs,
     claimsWorking,
-    commandsOpen: procs.filter((p) => p.pid !== s.agentPid).length,
-    agentAlive: s.agentPid !== undefined && readProcess(s.agentPid) !== undefined,
+    commandsOpen: need.commands ? readCgroupProcesses(s.cgroupDir).filter((p) => p.pid !== s.agentPid).length : 1,
+    agentAlive: need.agent ? s.agentPid !== undefined && readProcess(s.agentPid) !== undefined : true,
   };
 }
 
@@ -61,7 +63,7 @@ export class FreezeWatch {
 
   /** A check now (the heartbeat was written, say). */
   check(s: Session): void {
-    const o = observe(s, Date.now());
+    const o = observe(s, Date.now(), this.config.freeze);
     if (o === undefined) return;
     const [next, tellings] = freezeStep(this.states.get(s.unit) ?? initialFreeze(), o, this.config.freeze);
     this.states.set(s.unit, next);

@@ -43,6 +43,19 @@ export const initialFreeze = (): FreezeState => ({ last: undefined, busySinceMs:
 
 type FreezeConfig = Config['freeze'];
 
+/**
+ * What the step needs beyond cpu.stat and the heartbeat: whether the agent is alive (for missing
+ * and silent) and how many commands are open (for silent only). Both matter only once the
+ * heartbeat is older than missingAfterS or silentAfterS, so the watch reads cgroup.procs and
+ * /proc only then; with a fresh heartbeat, or none, the step's answer cannot depend on them.
+ */
+export function processViewNeeded(heartbeatMs: number | undefined, claimsWorking: boolean, atMs: number, cfg: FreezeConfig): { agent: boolean; commands: boolean } {
+  if (heartbeatMs === undefined) return { agent: false, commands: false };
+  const beatAgeS = (atMs - heartbeatMs) / 1000;
+  const commands = claimsWorking && beatAgeS >= cfg.silentAfterS;
+  return { agent: commands || beatAgeS >= cfg.missingAfterS, commands };
+}
+
 export function freezeStep(state: FreezeState, o: Observation, cfg: FreezeConfig): [FreezeState, Telling[]] {
   const prev = state.last;
   let busySinceMs = state.busySinceMs;

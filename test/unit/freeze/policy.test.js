@@ -57,3 +57,44 @@ test('an open incident is reminded about after an hour, not before', () => {
   const at = told.map((t, i) => (t.length ? `${i}:${t.map((x) => x.kind).join(',')}` : '')).filter(Boolean);
   assert.deepEqual(at, ['3:signal', '63:reminder']);
 });
+
+test('processViewNeeded: leaving the agent and the commands unread when it says so never changes what is told', () => {
+  const fc = require('fast-check');
+  const { processViewNeeded } = require('../../../dist/freeze/policy.js');
+  const check = fc.record({
+    cpu: fc.double({ min: 0, max: 2, noNaN: true }),
+    beatAgoS: fc.option(fc.integer({ min: 0, max: 4000 })),
+    working: fc.boolean(),
+    commands: fc.integer({ min: 0, max: 3 }),
+    alive: fc.boolean(),
+  });
+  fc.assert(fc.property(fc.array(check, { minLength: 1, maxLength: 40 }), (checks) => {
+    let full = initialFreeze();
+    let lazy = initialFreeze();
+    let cpuUs = 0;
+    checks.forEach((c, i) => {
+      const atMs = 1e9 + i * 60_000;
+      cpuUs += c.cpu * 60e6;
+      const heartbeatMs = c.beatAgoS === null ? undefined : atMs - c.beatAgoS * 1000;
+      const o = { atMs, cpuUsageUs: cpuUs, heartbeatMs, claimsWorking: c.working, commandsOpen: c.commands, agentAlive: c.alive };
+      const need = processViewNeeded(heartbeatMs, c.working, atMs, cfg);
+      const unread = { ...o, commandsOpen: need.commands ? c.commands : 1, agentAlive: need.agent ? c.alive : true };
+      const [f, tf] = freezeStep(full, o, cfg);
+      const [l, tl] = freezeStep(lazy, unread, cfg);
+      assert.deepEqual(tl, tf);
+      assert.deepEqual(l.open, f.open);
+      full = f;
+      lazy = l;
+    });
+  }), { numRuns: 500 });
+});
+
+test('processViewNeeded: nothing to read with a fresh heartbeat or none; the agent once missing is possible; commands only for a silent claim', () => {
+  const { processViewNeeded } = require('../../../dist/freeze/policy.js');
+  const now = 10_000_000;
+  assert.deepEqual(processViewNeeded(undefined, true, now, cfg), { agent: false, commands: false });
+  assert.deepEqual(processViewNeeded(now - 60_000, true, now, cfg), { agent: false, commands: false });
+  assert.deepEqual(processViewNeeded(now - cfg.missingAfterS * 1000, false, now, cfg), { agent: true, commands: false });
+  assert.deepEqual(processViewNeeded(now - cfg.silentAfterS * 1000, false, now, cfg), { agent: true, commands: false });
+  assert.deepEqual(processViewNeeded(now - cfg.silentAfterS * 1000, true, now, cfg), { agent: true, commands: true });
+});
