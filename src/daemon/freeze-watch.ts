@@ -53,7 +53,7 @@ export class FreezeWatch {
   constructor(
     private readonly config: Config,
     private readonly incidents: Incidents,
-    private readonly sessions: () => Session[],
+    private readonly sessions: () => Iterable<Session>,
   ) {
     this.timer = setInterval(() => {
       for (const s of this.sessions()) this.check(s);

@@ -74,7 +74,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   });
 
   const reaper = new LeftoverReaper(config, incidents, (s, err) => log.warn({ unit: s.unit, err: String(err) }, 'reaping leftovers failed'));
-  const freeze = new FreezeWatch(config, incidents, () => registry.list());
+  const freeze = new FreezeWatch(config, incidents, () => registry.values());
   const feeds = new Map<string, SessionFeed>();
   const byFile = new Map<string, Session>();
   const watch = new FileWatch(({ path: file, kind }) => {
@@ -111,7 +111,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     log.info({ event: 'session-added', unit: s.unit, id: s.id, cgroup: s.cgroupDir, agentPid: s.agentPid, memoryHigh: s.memoryHigh, memoryMax: s.memoryMax }, 'session added');
     const feed = new SessionFeed(s.cgroupDir, {
       config: config.detector,
-      sessionsInSlice: () => registry.list().filter((x) => x.slice === s.slice).length,
+      sessionsInSlice: () => registry.countInSlice(s.slice),
       onVerdict: (v, sample) => controller.onVerdict(s, feed, v, sample),
       onGone: () => log.debug({ unit: s.unit }, 'cgroup gone while sampling'),
       log: (msg, fields) => log.debug(fields, msg),

@@ -62,8 +62,22 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
     for (const info of await this.manager.listSliceUnits(this.slices)) this.consider(info);
   }
 
+  /** Every session, by unit name (plain code-unit order: unit names are ASCII, and a locale-aware
+   * comparison cost a quarter of a second per 100 sessions under TCG). */
   list(): Session[] {
-    return [...this.byUnit.values()].sort((a, b) => a.unit.localeCompare(b.unit));
+    return [...this.byUnit.values()].sort((a, b) => (a.unit < b.unit ? -1 : a.unit > b.unit ? 1 : 0));
+  }
+
+  /** Every session, in no particular order (the freeze check's timer: nothing to sort). */
+  values(): IterableIterator<Session> {
+    return this.byUnit.values();
+  }
+
+  /** How many sessions live in this slice (read on every detector sample: no copy, no sort). */
+  countInSlice(slice: string): number {
+    let n = 0;
+    for (const s of this.byUnit.values()) if (s.slice === slice) n++;
+    return n;
   }
 
   get(unitOrId: string): Session | undefined {
