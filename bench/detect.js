@@ -1,26 +1,28 @@
 #!/usr/bin/env node
 // @ts-check
 'use strict';
-// `npm run bench:detect`: boots the lab guest and times onset-to-verdict over WEDGES (10) wedges
-// on the event feed and on 5 s timer sampling (bench/guest/detect.sh). Prints median, min, max.
+// `npm run bench:detect`: boots the lab guest and runs WEDGES (10) wedges each with sbd on the
+// event feed, sbd on 5 s timer sampling, and systemd-oomd (bench/guest/detect.sh). Prints, per
+// variant, onset to verdict and onset to action (median, min–max) and what was stopped.
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { spawnSync } = require('node:child_process');
+const { runGuestBench } = require('./guest-run');
+const { spread, secs } = require('./lib');
 
-const root = path.resolve(__dirname, '..');
-const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-'));
-if (spawnSync('bash', [path.join(root, 'test/vm/build-image.sh')], { stdio: ['ignore', 'ignore', 'inherit'] }).status !== 0) process.exit(1);
-const script = path.join(outDir, 'run.sh');
-fs.writeFileSync(script, `export WEDGES=${process.env.WEDGES ?? 10}\nbash /mnt/proj/bench/guest/detect.sh\n`);
-spawnSync('bash', [path.join(root, 'test/vm/run-in-vm.sh'), '-p', root, '-o', outDir, '-t', '3000', '-f', script], { stdio: 'inherit' });
-const tsv = path.join(outDir, 'detect.tsv');
-if (!fs.existsSync(tsv)) process.exit(1);
+const tsv = runGuestBench('detect', `export WEDGES=${process.env.WEDGES ?? 10}\nbash /mnt/proj/bench/guest/detect.sh\n`);
 const rows = fs.readFileSync(tsv, 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
-console.log('\n| variant | wedges | caught | onset to verdict: median | min | max |\n| --- | --- | --- | --- | --- | --- |');
-for (const v of ['feed', 'sampling-5s']) {
+const NAMES = { feed: 'sbd, event feed (PSI trigger, 2 s windows)', 'sampling-5s': 'sbd, timer sampling every 5 s', oomd: 'systemd-oomd (Debian defaults)' };
+console.log(`\nresults: ${path.relative(process.cwd(), tsv)}`);
+console.log('| variant | wedges | verdicts | onset to verdict | acted | onset to action | stopped (alive) |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
+for (const [v, label] of Object.entries(NAMES)) {
   const mine = rows.filter((x) => x[0] === v);
-  const lat = mine.filter((x) => x[3]).map((x) => (Number(x[3]) - Number(x[2])) / 1000).sort((a, b) => a - b);
-  const med = lat[Math.floor(lat.length / 2)];
-  console.log(`| ${v} | ${mine.length} | ${lat.length} | ${med?.toFixed(1) ?? '-'} s | ${lat[0]?.toFixed(1) ?? '-'} s | ${lat.at(-1)?.toFixed(1) ?? '-'} s |`);
+  if (mine.length === 0) continue;
+  const after = (col) => mine.filter((x) => x[col]).map((x) => (Number(x[col]) - Number(x[2])) / 1000);
+  const verdicts = after(3);
+  const acts = after(4);
+  const outcomes = new Map();
+  for (const x of mine) outcomes.set(`${x[6]} (${x[5]})`, (outcomes.get(`${x[6]} (${x[5]})`) ?? 0) + 1);
+  const stopped = [...outcomes].map(([k, n]) => `${n}× ${k}`).join('; ');
+  console.log(`| ${label} | ${mine.length} | ${verdicts.length} | ${secs(spread(verdicts))} | ${acts.length} | ${secs(spread(acts))} | ${stopped} |`);
 }

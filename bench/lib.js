@@ -34,4 +34,14 @@ function row(name, ours, base) {
   return `| ${name} | ${fmt(ours.median)}/s (${fmt(ours.min)}–${fmt(ours.max)}) | ${fmt(base.median)}/s (${fmt(base.min)}–${fmt(base.max)}) | ${(ours.median / base.median).toFixed(2)}× |`;
 }
 
-module.exports = { measure, row, fmt };
+/** Median, min and max of some numbers (seconds, say); undefined when there are none. */
+function spread(xs) {
+  if (xs.length === 0) return undefined;
+  const s = [...xs].sort((a, b) => a - b);
+  return { median: s[Math.floor((s.length - 1) / 2)], min: s[0], max: s[s.length - 1] };
+}
+
+/** "4.0 s (3.7–4.3)", or "-" for nothing. */
+const secs = (sp) => (sp ? `${sp.median.toFixed(1)} s (${sp.min.toFixed(1)}–${sp.max.toFixed(1)})` : '-');
+
+module.exports = { measure, row, fmt, spread, secs };

@@ -1,44 +1,74 @@
 // @ts-check
 'use strict';
-// In the guest, as tester: one wedge. A scope with a 64 MiB brake and no swap runs a hog that
-// wants 400 MiB; prints the onset (ms since the epoch, when memory.current first reached the
-// brake) and then waits until sbd logs standing-still for it (or 60 s), printing that time too.
-//   node wedge.js NAME
+// In the guest, as tester: one wedge. `sbctl run` starts the stand-in agent of the guest tests
+// (test/vm/guest/fixtures/agent.py: an MCP server, git, and a build whose child wants 400 MiB)
+// in a session with a 64 MiB brake and no swap. Times, in ms since the epoch:
+//   onset    memory.current first reached the brake (read every 20 ms)
+//   verdict  sbd's standing-still incident (from its journal; none when sbd is not running)
+//   acted    the first of the session's processes to die (read every 100 ms): whoever stopped
+//            it, sbd or systemd-oomd
+// and which processes were alive and which gone when it settled (or after TIMEOUT_S).
+//   node wedge.js NAME [TIMEOUT_S]   prints: NAME onset verdict acted alive gone (tab-separated)
 const fs = require('node:fs');
 const { spawn, spawnSync } = require('node:child_process');
-const { once } = require('node:events');
-const dbus = require('/mnt/proj/node_modules/dbus-next');
+const readline = require('node:readline');
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const BRAKE = 64 * 2 ** 20;
+
+/** True while the process exists and is not a zombie. */
+function alive(pid) {
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** sbd's incidents about this unit in the last minutes (its journal lines are JSON). */
+function incidents(unit) {
+  const out = spawnSync('journalctl', ['--user', '-u', 'sbd.service', '--no-pager', '-o', 'cat', '--since', '-5min'], { encoding: 'utf8' }).stdout ?? '';
+  return out.split('\n').filter((l) => l.includes(`"unit":"${unit}"`) && l.includes('"event":')).map((l) => JSON.parse(l.replace(/^<\d>/, '')));
+}
 
 async function main() {
   const name = process.argv[2];
-  const bus = dbus.sessionBus({ busAddress: /** @type {string} */ (process.env.DBUS_SESSION_BUS_ADDRESS) });
-  const mgr = (await bus.getProxyObject('org.freedesktop.systemd1', '/org/freedesktop/systemd1')).getInterface('org.freedesktop.systemd1.Manager');
-  const hog = spawn('python3', ['-c', 'import time\nc = []\nwhile len(c) < 400: c.append(b"x" * (1 << 20))\ntime.sleep(600)'], { stdio: 'ignore', detached: true });
-  await once(hog, 'spawn');
-  await mgr.StartTransientUnit(`${name}.scope`, 'fail', [
-    ['PIDs', new dbus.Variant('au', [hog.pid])], ['Slice', new dbus.Variant('s', 'sessions.slice')],
-    ['MemoryHigh', new dbus.Variant('t', 64n << 20n)], ['MemorySwapMax', new dbus.Variant('t', 0n)],
-  ], []);
-  const dir = `/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/sessions.slice/${name}.scope`;
+  const timeoutMs = Number(process.argv[3] ?? 90) * 1000;
+  const unit = `${name}.scope`;
+  const run = spawn('node', ['/mnt/proj/dist/cli/main.js', 'run', '-n', name, '--memory-high', '64M', '--swap-max', '0', '--', 'python3', '/mnt/proj/test/vm/guest/fixtures/agent.py', '400', '300'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const first = await new Promise((resolve) => readline.createInterface({ input: run.stdout }).once('line', resolve));
+  /** @type {Record<string, number>} */
+  const pids = JSON.parse(/** @type {string} */ (first));
+  const dir = `/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/sessions.slice/${unit}`;
   let onset = 0;
   while (!onset) {
     try {
-      if (Number(fs.readFileSync(`${dir}/memory.current`, 'utf8')) >= 64 * 2 ** 20) onset = Date.now();
+      if (Number(fs.readFileSync(`${dir}/memory.current`, 'utf8')) >= BRAKE) onset = Date.now();
     } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
   let verdict = 0;
-  const end = Date.now() + 60_000;
-  while (!verdict && Date.now() < end) {
-    await new Promise((r) => setTimeout(r, 500));
-    const log = spawnSync('journalctl', ['--user', '-u', 'sbd.service', '--no-pager', '-o', 'cat', '--since', '-2min'], { encoding: 'utf8' }).stdout;
-    for (const line of log.split('\n')) {
-      if (line.includes('"event":"standing-still"') && line.includes(`"unit":"${name}.scope"`)) verdict = JSON.parse(line.replace(/^<\d>/, '')).atMs;
+  let acted = 0;
+  let lastJournal = 0;
+  const end = onset + timeoutMs;
+  while (Date.now() < end && !(acted && Date.now() > acted + 2000)) {
+    if (!acted && Object.values(pids).some((p) => !alive(p))) acted = Date.now();
+    if (!verdict && Date.now() - lastJournal >= 1000) {
+      lastJournal = Date.now();
+      verdict = incidents(unit).find((i) => i.event === 'standing-still')?.atMs ?? 0;
     }
+    await sleep(100);
   }
-  console.log(`${name}\t${onset}\t${verdict || ''}`);
-  spawnSync('systemctl', ['--user', 'set-property', '--runtime', `${name}.scope`, 'MemoryHigh=infinity']);
-  spawnSync('systemctl', ['--user', 'stop', `${name}.scope`]);
-  bus.disconnect();
+  if (!verdict) verdict = incidents(unit).find((i) => i.event === 'standing-still')?.atMs ?? 0;
+  const names = Object.keys(pids);
+  const up = names.filter((n) => alive(pids[n]));
+  const gone = names.filter((n) => !up.includes(n));
+  console.log([name, onset, verdict || '', acted || '', up.join(',') || '-', gone.join(',') || '-'].join('\t'));
+  spawnSync('systemctl', ['--user', 'set-property', '--runtime', unit, 'MemoryHigh=infinity']);
+  spawnSync('systemctl', ['--user', 'stop', unit]);
+  run.kill();
 }
-main().catch((e) => { console.error(e); process.exit(1); });
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
