@@ -1,34 +1,22 @@
 #!/usr/bin/env node
 // @ts-check
 'use strict';
-// `npm run bench:idle`: boots the lab guest and measures sbd's idle cost at 10, 100 and 500
-// sessions, on the event feed against 5 s timer sampling (bench/guest/idle.sh). Prints a table;
-// SIZES="10 100" and SECONDS_EACH=30 shorten it.
+// `npm run bench:idle`: boots the lab guest and measures the idle cost of 10, 100 and 500
+// sessions: sbd on the event feed, sbd on 5 s timer sampling, and systemd-oomd watching the same
+// slice (bench/guest/idle.sh). SIZES="10 100" and SECONDS_EACH=30 shorten it.
 const fs = require('node:fs');
-const os = require('node:os');
-const path = require('node:path');
-const { spawnSync } = require('node:child_process');
+const { runGuestBench } = require('./guest-run');
 
-const root = path.resolve(__dirname, '..');
-const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-'));
-if (spawnSync('bash', [path.join(root, 'test/vm/build-image.sh')], { stdio: ['ignore', 'ignore', 'inherit'] }).status !== 0) process.exit(1);
-const env = { ...process.env };
-const script = path.join(outDir, 'run.sh');
-fs.writeFileSync(script, `export SIZES="${process.env.SIZES ?? '10 100 500'}" SECONDS_EACH=${process.env.SECONDS_EACH ?? 60}\nbash /mnt/proj/bench/guest/idle.sh\n`);
-const r = spawnSync('bash', [path.join(root, 'test/vm/run-in-vm.sh'), '-p', root, '-o', outDir, '-t', '3000', '-f', script], { stdio: 'inherit', env });
-const tsv = path.join(outDir, 'idle.tsv');
-if (!fs.existsSync(tsv)) {
-  console.error(`bench:idle: no results (run-in-vm exit ${r.status})`);
-  process.exit(1);
-}
+const tsv = runGuestBench('idle', `export SIZES="${process.env.SIZES ?? '10 100 500'}" SECONDS_EACH=${process.env.SECONDS_EACH ?? 60}\nbash /mnt/proj/bench/guest/idle.sh\n`);
 const rows = fs.readFileSync(tsv, 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
-console.log('\n| sessions | feed: wakeups/min (vol+invol) | feed: CPU s/min | 5 s sampling: wakeups/min | 5 s sampling: CPU s/min | fewer wakeups | sbd RSS (feed) | sbctl status --json wall |');
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+const perMin = (x) => ((Number(x[3]) + Number(x[4])) * 60) / Number(x[2]);
+const wake = (x) => `${perMin(x).toFixed(0)} (${((Number(x[3]) * 60) / Number(x[2])).toFixed(0)}+${((Number(x[4]) * 60) / Number(x[2])).toFixed(0)})`;
+const cpu = (x) => ((Number(x[5]) * 60) / Number(x[2])).toFixed(2);
+console.log(`\nresults: ${tsv}`);
+console.log('| sessions | sbd feed: wakeups/min (vol+invol) | CPU s/min | sbd 5 s sampling: wakeups/min | CPU s/min | systemd-oomd: wakeups/min | CPU s/min | feed vs sampling: fewer wakeups | sbd RSS (feed) | sbd start (adopt all) | sbctl status --json wall (node -e 0) |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const n of [...new Set(rows.map((x) => x[0]))]) {
-  const f = rows.find((x) => x[0] === n && x[1] === 'feed');
-  const s = rows.find((x) => x[0] === n && x[1] === 'sampling-5s');
-  if (!f || !s) continue;
-  const per = (x) => ((Number(x[3]) + Number(x[4])) * 60) / Number(x[2]);
-  const cpu = (x) => ((Number(x[5]) * 60) / Number(x[2])).toFixed(2);
-  console.log(`| ${n} | ${per(f).toFixed(0)} | ${cpu(f)} | ${per(s).toFixed(0)} | ${cpu(s)} | ${(per(s) / Math.max(1, per(f))).toFixed(1)}× | ${(Number(f[6]) / 1024).toFixed(0)} MiB | ${(Number(f[7]) / 1000).toFixed(1)} s |`);
+  const [f, s, o] = ['feed', 'sampling-5s', 'oomd'].map((v) => rows.find((x) => x[0] === n && x[1] === v));
+  if (!f || !s || !o) continue;
+  console.log(`| ${n} | ${wake(f)} | ${cpu(f)} | ${wake(s)} | ${cpu(s)} | ${wake(o)} | ${cpu(o)} | ${(perMin(s) / Math.max(1, perMin(f))).toFixed(1)}× | ${(Number(f[6]) / 1024).toFixed(0)} MiB | ${(Number(f[8]) / 1000).toFixed(1)} s | ${f[7].split('/').map((ms) => (Number(ms) / 1000).toFixed(1)).join(' s (')} s) |`);
 }

@@ -1,0 +1,55 @@
+// @ts-check
+'use strict';
+// In the guest, as tester: a storm. N sessions (scopes of sessions.slice made over D-Bus, a
+// BRAKE_MIB brake each, no swap) each hold a hog that waits on one FIFO; when all exist, one
+// write releases them together and each wants 400 MiB. Prints one line per session, its onset
+// (ms since the epoch when memory.current first reached its brake, read every 100 ms):
+//   node storm.js N BRAKE_MIB   prints: UNIT ONSET_MS (tab-separated), then leaves them running
+const fs = require('node:fs');
+const { spawn, spawnSync } = require('node:child_process');
+const { once } = require('node:events');
+const dbus = require('/mnt/proj/node_modules/dbus-next');
+
+const HOG = 'import sys\nopen(sys.argv[1]).read()\nc = []\nwhile len(c) < 400: c.append(b"x" * (1 << 20))\nimport time; time.sleep(3600)';
+const SLICE = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/sessions.slice';
+
+async function main() {
+  const n = Number(process.argv[2]);
+  const brake = BigInt(process.argv[3]) << 20n;
+  const fifo = `/tmp/storm-go-${process.pid}`;
+  if (spawnSync('mkfifo', [fifo]).status !== 0) throw new Error(`mkfifo ${fifo} failed`);
+  const bus = dbus.sessionBus({ busAddress: /** @type {string} */ (process.env.DBUS_SESSION_BUS_ADDRESS) });
+  const mgr = (await bus.getProxyObject('org.freedesktop.systemd1', '/org/freedesktop/systemd1')).getInterface('org.freedesktop.systemd1.Manager');
+  const units = [];
+  for (let i = 0; i < n; i++) {
+    const hog = spawn('python3', ['-c', HOG, fifo], { stdio: 'ignore', detached: true });
+    await once(hog, 'spawn');
+    hog.unref();
+    const unit = `storm-${i}.scope`;
+    await mgr.StartTransientUnit(unit, 'fail', [
+      ['PIDs', new dbus.Variant('au', [hog.pid])], ['Slice', new dbus.Variant('s', 'sessions.slice')],
+      ['MemoryHigh', new dbus.Variant('t', brake)], ['MemorySwapMax', new dbus.Variant('t', 0n)],
+    ], []);
+    units.push(unit);
+  }
+  bus.disconnect();
+  await new Promise((r) => setTimeout(r, 5000)); // let sbd adopt them all
+  fs.writeFileSync(fifo, ''); // opens for writing (every reader wakes) and closes (EOF)
+  const onset = new Map();
+  const end = Date.now() + 60_000;
+  while (onset.size < n && Date.now() < end) {
+    for (const u of units) {
+      if (onset.has(u)) continue;
+      try {
+        if (BigInt(fs.readFileSync(`${SLICE}/${u}/memory.current`, 'utf8').trim()) >= brake) onset.set(u, Date.now());
+      } catch { /* gone: no onset */ }
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  fs.rmSync(fifo, { force: true });
+  for (const u of units) console.log(`${u}\t${onset.get(u) ?? ''}`);
+}
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
