@@ -3,11 +3,11 @@
 'use strict';
 // `npm run bench:idle`: boots the lab guest and measures the idle cost of 10, 100 and 500
 // sessions: sbd on the event feed, sbd on 5 s timer sampling, and systemd-oomd watching the same
-// slice (bench/guest/idle.sh). SIZES="10 100" and SECONDS_EACH=30 shorten it.
+// slice (bench/guest/idle.sh). SIZES="10 100", SECONDS_EACH=30 and SETTLE_S=10 shorten it.
 const fs = require('node:fs');
 const { runGuestBench } = require('./guest-run');
 
-const tsv = runGuestBench('idle', `export SIZES="${process.env.SIZES ?? '10 100 500'}" SECONDS_EACH=${process.env.SECONDS_EACH ?? 60}\nbash /mnt/proj/bench/guest/idle.sh\n`);
+const tsv = runGuestBench('idle', `export SIZES="${process.env.SIZES ?? '10 100 500'}" SECONDS_EACH=${process.env.SECONDS_EACH ?? 60} SETTLE_S=${process.env.SETTLE_S ?? 100}\nbash /mnt/proj/bench/guest/idle.sh\n`);
 const rows = fs.readFileSync(tsv, 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
 const perMin = (x) => ((Number(x[3]) + Number(x[4])) * 60) / Number(x[2]);
 const wake = (x) => `${perMin(x).toFixed(0)} (${((Number(x[3]) * 60) / Number(x[2])).toFixed(0)}+${((Number(x[4]) * 60) / Number(x[2])).toFixed(0)})`;

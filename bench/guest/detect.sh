@@ -29,3 +29,4 @@ done
 oomd_on || { echo "detect.sh: systemd-oomd did not start" >&2; exit 1; }
 as node bench/guest/make-sessions.js 1 && oomd_check || { echo "detect.sh: systemd-oomd does not watch sessions.slice" >&2; exit 1; }
 wedges oomd 150
+journalctl -b --no-pager -o cat -u systemd-oomd.service | grep Killed >"$LAB_OUT/oomd-kills.txt"

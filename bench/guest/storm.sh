@@ -30,4 +30,4 @@ verdicts | node -e '
   for (const [u, onset] of rows) console.log([u, onset, v.get(u) ?? ""].join("\t"));
 ' >"$out"
 cat "$LAB_OUT/storm-sbd.txt"
-for i in $(seq 0 $((STORM-1))); do echo "storm-$i.scope"; done | xargs as systemctl --user stop
+for i in $(seq 0 $((STORM-1))); do echo "storm-$i.scope"; done | xargs as-tester systemctl --user stop
