@@ -3,7 +3,8 @@
 // In the guest, as tester: a storm. N sessions (scopes of sessions.slice made over D-Bus, a
 // BRAKE_MIB brake each, no swap) each hold a hog that waits on one FIFO; when all exist, one
 // write releases them together and each wants 400 MiB. Prints one line per session, its onset
-// (ms since the epoch when memory.current first reached its brake, read every 100 ms):
+// (ms since the epoch when memory.current first reached its brake, read in rounds 100 ms apart;
+// the mean round period goes to stderr):
 //   node storm.js N BRAKE_MIB   prints: UNIT ONSET_MS (tab-separated), then leaves them running
 const fs = require('node:fs');
 const { spawn, spawnSync } = require('node:child_process');
@@ -36,8 +37,11 @@ async function main() {
   await new Promise((r) => setTimeout(r, 5000)); // let sbd adopt them all
   fs.writeFileSync(fifo, ''); // opens for writing (every reader wakes) and closes (EOF)
   const onset = new Map();
-  const end = Date.now() + 60_000;
+  const start = Date.now();
+  const end = start + 60_000;
+  let rounds = 0;
   while (onset.size < n && Date.now() < end) {
+    rounds++;
     for (const u of units) {
       if (onset.has(u)) continue;
       try {
@@ -47,6 +51,8 @@ async function main() {
     await new Promise((r) => setTimeout(r, 100));
   }
   fs.rmSync(fifo, { force: true });
+  // How finely the onsets were seen: a round reads every file not yet at its brake.
+  console.error(`onset_round_ms\t${((Date.now() - start) / rounds).toFixed(0)}`);
   for (const u of units) console.log(`${u}\t${onset.get(u) ?? ''}`);
 }
 main().catch((e) => {

@@ -14,11 +14,11 @@ echo '{"raise": {"enabled": false}, "detector": {"graceS": 600}}' | as tee $cfgd
 as systemctl --user restart sbd.service; sleep 5
 pid=$(as systemctl --user show -P MainPID sbd.service)
 c0=$(awk '{print $14+$15}' /proc/$pid/stat)
-as node bench/guest/storm.js "$STORM" 32 >/tmp/onsets.tsv || exit 1
+as node bench/guest/storm.js "$STORM" 32 >/tmp/onsets.tsv 2>/tmp/rounds.txt || { cat /tmp/rounds.txt >&2; exit 1; }
 verdicts() { as journalctl --user -u sbd.service --no-pager -o cat | grep '"event":"standing-still"' | sed 's/^<[0-9]>//'; }
 for _ in $(seq 1 24); do [[ $(verdicts | wc -l) -ge $STORM ]] && break; sleep 5; done
 c1=$(awk '{print $14+$15}' /proc/$pid/stat)
-printf 'sbd_rss_kib\t%s\nsbd_cpu_s_during_storm\t%s\n' "$(awk '/^VmRSS/{print $2}' /proc/$pid/status)" "$(awk "BEGIN{print ($c1-$c0)/100}")" >"$LAB_OUT/storm-sbd.txt"
+{ printf 'sbd_rss_kib\t%s\nsbd_cpu_s_during_storm\t%s\n' "$(awk '/^VmRSS/{print $2}' /proc/$pid/status)" "$(awk "BEGIN{print ($c1-$c0)/100}")"; grep onset_round_ms /tmp/rounds.txt; } >"$LAB_OUT/storm-sbd.txt"
 verdicts | node -e '
   const v = new Map();
   for (const l of require("fs").readFileSync(0, "utf8").trim().split("\n").filter(Boolean)) {
