@@ -7,12 +7,8 @@
 set -u
 WEDGES=${WEDGES:-10}
 cd /mnt/proj
-. bench/guest/oomd-on.sh
-as() { as-tester "$@"; }
-out=$LAB_OUT/detect.tsv
-printf 'variant\tname\tonset_ms\tverdict_ms\tacted_ms\talive\tgone\n' >"$out"
-as node dist/cli/main.js install >/dev/null
-cfgdir=/home/tester/.config/sessionbrake; as mkdir -p $cfgdir
+. bench/guest/lib.sh
+bench_start detect $'variant\tname\tonset_ms\tverdict_ms\tacted_ms\talive\tgone'
 wedges() { # VARIANT TIMEOUT_S
   for i in $(seq 1 "$WEDGES"); do
     as node bench/guest/wedge.js "w-$1-$i" "$2" | sed "s/^/$1\t/" | tee -a "$out"
@@ -22,8 +18,7 @@ wedges() { # VARIANT TIMEOUT_S
 for variant in feed sampling-5s; do
   if [[ $variant == feed ]]; then cfg='{"raise": {"enabled": false}, "detector": {"graceS": 10}}'
   else cfg='{"raise": {"enabled": false}, "detector": {"graceS": 10, "windowS": 1, "fallbackIntervalS": 5}}'; fi
-  echo "$cfg" | as tee $cfgdir/config.json >/dev/null
-  as systemctl --user restart sbd.service; sleep 5
+  sbd_config "$cfg"; sleep 5
   wedges "$variant" 60
 done
 oomd_on || { echo "detect.sh: systemd-oomd did not start" >&2; exit 1; }

@@ -13,12 +13,8 @@ SECONDS_EACH=${SECONDS_EACH:-60}
 # starts (seen with --trace-gc under TCG), so each count starts this long after the restart.
 SETTLE_S=${SETTLE_S:-100}
 cd /mnt/proj
-. bench/guest/oomd-on.sh
-as() { as-tester "$@"; }
-out=$LAB_OUT/idle.tsv
-printf 'sessions\tvariant\tseconds\tvoluntary_ctxt\tinvoluntary_ctxt\tcpu_s\trss_kib\tstatus_ms\tstart_ms\n' >"$out"
-as node dist/cli/main.js install >/dev/null
-cfgdir=/home/tester/.config/sessionbrake; as mkdir -p $cfgdir
+. bench/guest/lib.sh
+bench_start idle $'sessions\tvariant\tseconds\tvoluntary_ctxt\tinvoluntary_ctxt\tcpu_s\trss_kib\tstatus_ms\tstart_ms'
 # oomd runs throughout (its own process; it is what a machine with oomd has anyway).
 oomd_on || { echo "idle.sh: systemd-oomd did not start" >&2; exit 1; }
 ctxt() { awk '/^voluntary_ctxt/{v=$2} /^nonvoluntary_ctxt/{i=$2} END{print v, i}' "/proc/$1/status"; }
@@ -38,8 +34,7 @@ measure() { # N VARIANT PID START_MS
 }
 sbd_with() { # CONFIG -> prints the restart's wall ms
   local t0 t1
-  echo "$1" | as tee $cfgdir/config.json >/dev/null
-  t0=$(date +%s%N); as systemctl --user restart sbd.service; t1=$(date +%s%N)
+  t0=$(date +%s%N); sbd_config "$1"; t1=$(date +%s%N)
   echo $(((t1-t0)/1000000))
 }
 checked=

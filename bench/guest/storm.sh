@@ -6,12 +6,9 @@
 set -u
 STORM=${STORM:-50}
 cd /mnt/proj
-as() { as-tester "$@"; }
-out=$LAB_OUT/storm.tsv
-as node dist/cli/main.js install >/dev/null
-cfgdir=/home/tester/.config/sessionbrake; as mkdir -p $cfgdir
-echo '{"raise": {"enabled": false}, "detector": {"graceS": 600}}' | as tee $cfgdir/config.json >/dev/null
-as systemctl --user restart sbd.service; sleep 5
+. bench/guest/lib.sh
+bench_start storm $'unit\tonset_ms\tverdict_ms'
+sbd_config '{"raise": {"enabled": false}, "detector": {"graceS": 600}}'; sleep 5
 pid=$(as systemctl --user show -P MainPID sbd.service)
 c0=$(awk '{print $14+$15}' /proc/$pid/stat)
 as node bench/guest/storm.js "$STORM" 32 >/tmp/onsets.tsv 2>/tmp/rounds.txt || { cat /tmp/rounds.txt >&2; exit 1; }
@@ -26,8 +23,7 @@ verdicts | node -e '
     if (!v.has(i.unit)) v.set(i.unit, i.atMs);
   }
   const rows = require("fs").readFileSync("/tmp/onsets.tsv", "utf8").trim().split("\n").map((l) => l.split("\t"));
-  console.log("unit\tonset_ms\tverdict_ms");
   for (const [u, onset] of rows) console.log([u, onset, v.get(u) ?? ""].join("\t"));
-' >"$out"
+' >>"$out"
 cat "$LAB_OUT/storm-sbd.txt"
 for i in $(seq 0 $((STORM-1))); do echo "storm-$i.scope"; done | xargs as-tester systemctl --user stop
