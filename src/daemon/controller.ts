@@ -135,12 +135,13 @@ export class BrakeController {
       return;
     }
     const figures = { fromBytes: sample.highBytes, toBytes: plan.toBytes, limitedBy: plan.limitedBy, currentBytes: sample.currentBytes };
-    this.tell(session, 'brake-raised', `brake ${formatSize(sample.highBytes)} -> ${formatSize(plan.toBytes)} (${plan.limitedBy})`, figures);
-    if (cfg.observeOnly) return;
+    const raised = (): void => this.tell(session, 'brake-raised', `brake ${formatSize(sample.highBytes)} -> ${formatSize(plan.toBytes)} (${plan.limitedBy})`, figures);
+    if (cfg.observeOnly) return raised();
     const b = this.brake(session.unit);
     b.originalHigh ??= sample.highBytes;
     try {
       await this.setHigh(session, plan.toBytes);
+      raised(); // told once systemd has put it in force, never before: a reader may check the cgroup
       feed.setState(resetEpisode(feed.state)); // a new episode: two hot windows again before the next step
     } catch (err) {
       this.deps.log('warn', 'could not raise the brake', { unit: session.unit, err: String(err) });
@@ -163,10 +164,12 @@ export class BrakeController {
     if (b.originalHigh === undefined || feed.state.deadline !== undefined || (feed.lastVerdict && feed.lastVerdict.state !== 'clear')) return;
     const to = planLower(session.memoryHigh, b.originalHigh, this.deps.config.raise.step);
     if (to === undefined) return;
-    this.tell(session, 'brake-lowered', `brake ${formatSize(session.memoryHigh)} -> ${formatSize(to)} (clear for ${this.deps.config.raise.lowerAfterClearS} s; back towards ${formatSize(b.originalHigh)})`, { fromBytes: session.memoryHigh, toBytes: to });
-    if (this.deps.config.observeOnly) return;
+    const lowered = (from: number): void => this.tell(session, 'brake-lowered', `brake ${formatSize(from)} -> ${formatSize(to)} (clear for ${this.deps.config.raise.lowerAfterClearS} s; back towards ${formatSize(b.originalHigh ?? to)})`, { fromBytes: from, toBytes: to });
+    if (this.deps.config.observeOnly) return lowered(session.memoryHigh);
+    const from = session.memoryHigh;
     try {
       await this.setHigh(session, to);
+      lowered(from); // once in force, as for a raise
       // Lowering a live cgroup's brake manufactures the very signal: stay quiet for a while.
       feed.setState(muteAfterLowering(feed.state, Date.now(), this.deps.config.detector));
       if (to === b.originalHigh) b.originalHigh = undefined;
