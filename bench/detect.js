@@ -5,14 +5,13 @@
 // event feed, sbd on 5 s timer sampling, and systemd-oomd (bench/guest/detect.sh). Prints, per
 // variant, onset to verdict and onset to action (median, min–max) and what was stopped.
 const fs = require('node:fs');
-const path = require('node:path');
 const { runGuestBench } = require('./guest-run');
 const { spread, secs } = require('./lib');
 
 const tsv = runGuestBench('detect', `export WEDGES=${process.env.WEDGES ?? 10}\nbash /mnt/proj/bench/guest/detect.sh\n`);
 const rows = fs.readFileSync(tsv, 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
 const NAMES = { feed: 'sbd, event feed (PSI trigger, 2 s windows)', 'sampling-5s': 'sbd, timer sampling every 5 s', oomd: 'systemd-oomd (Debian defaults)' };
-console.log(`\nresults: ${path.relative(process.cwd(), tsv)}`);
+console.log(`\nresults: ${tsv}`);
 console.log('| variant | wedges | verdicts | onset to verdict | acted | onset to action | stopped (alive) |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const [v, label] of Object.entries(NAMES)) {
