@@ -33,12 +33,26 @@ function sbdPid() {
 
 /** @type {import('node:child_process').ChildProcess[]} */
 const running = [];
+/** What each background `sbctl run` said on stderr, and how it ended (for a failure's message). */
+const runLogs = new Map();
 /** Start `sbctl run` in the background (it lives as long as its command). */
 function startSession(name, ...cmd) {
-  // stdio ignored: a session outliving the test must not hold the test's pipes open.
-  const child = spawn(process.execPath, [SBCTL, 'run', '--name', name, '--memory-high', '64M', '--memory-max', '256M', '--swap-max', '0', '--', ...cmd], { stdio: 'ignore' });
+  // No pipes: a session outliving the test must not hold the test's pipes open. stderr goes to
+  // a file instead, so that a session that never shows up can say why.
+  const errFile = path.join(os.tmpdir(), `sbctl-run-${name}-${process.pid}.err`);
+  const fd = fs.openSync(errFile, 'w');
+  const child = spawn(process.execPath, [SBCTL, 'run', '--name', name, '--memory-high', '64M', '--memory-max', '256M', '--swap-max', '0', '--', ...cmd], { stdio: ['ignore', 'ignore', fd] });
+  fs.closeSync(fd);
+  const log = { errFile, ended: 'running' };
+  child.on('exit', (code, signal) => { log.ended = `exited ${code ?? signal}`; });
+  runLogs.set(name, log);
   running.push(child);
   return child;
+}
+
+/** "s1: running; stderr: ..." for each session started so far. */
+function describeRuns() {
+  return [...runLogs].map(([name, l]) => `${name}: ${l.ended}; stderr: ${fs.readFileSync(l.errFile, 'utf8').trim() || '(empty)'}`).join('\n');
 }
 
 test('sbd and sbctl as a user runs them', labOnly, async (t) => {
@@ -74,7 +88,9 @@ test('sbd and sbctl as a user runs them', labOnly, async (t) => {
       const r = statusJson().report;
       // (for a moment after its scope is made, a session's process is still the exec gate)
       return ['s1', 's2', 's3'].every((n) => r.sessions.some((s) => s.name === n && s.biggest?.name === 'sleep')) && r;
-    }, 30_000, { what: 'three sessions running sleep in sbctl status' });
+    }, 30_000, { what: 'three sessions running sleep in sbctl status' }).catch((err) => {
+      throw new Error(`${err.message}\nin status: ${statusJson().report.sessions.map((s) => `${s.name} (${s.biggest?.name ?? '-'})`).join(', ')}\n${describeRuns()}`);
+    });
     t.diagnostic(`three sessions listed ${Date.now() - started} ms after sbctl run (includes node start-up under TCG)`);
     for (const n of ['s1', 's2', 's3']) {
       const row = report.sessions.find((s) => s.name === n);
