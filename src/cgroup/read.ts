@@ -69,13 +69,18 @@ export function readOptional(dir: string, name: string): string | undefined {
   }
 }
 
+/** cpu.stat usage_usec (µs of CPU used by the cgroup); undefined when the file is absent. */
+export function readCpuUsage(dir: string): number | undefined {
+  const cpu = readOptional(dir, 'cpu.stat');
+  return cpu === undefined ? undefined : parseFlatKeyed(cpu, path.join(dir, 'cpu.stat')).usage_usec;
+}
+
 /** Read a MemorySample from the cgroup directory `dir`. */
 export function readMemorySample(dir: string, atMs: number): MemorySample {
   const f = (name: string): string => readCgroupFile(dir, name);
   const stat = parseRequiredKeys(f('memory.stat'), path.join(dir, 'memory.stat'), ['anon', 'shmem', 'file'] as const);
   const eventsLocal = parseRequiredKeys(f('memory.events.local'), path.join(dir, 'memory.events.local'), ['high'] as const);
   const pressure = parsePressure(f('memory.pressure'), path.join(dir, 'memory.pressure'));
-  const cpu = readOptional(dir, 'cpu.stat');
   const swapMax = readOptional(dir, 'memory.swap.max');
   return {
     atMs,
@@ -89,6 +94,6 @@ export function readMemorySample(dir: string, atMs: number): MemorySample {
     ownHighEvents: eventsLocal.high,
     pressureFullUs: pressure.full?.totalUs ?? 0,
     pressureSomeUs: pressure.some.totalUs,
-    cpuUsageUs: cpu === undefined ? undefined : parseFlatKeyed(cpu, path.join(dir, 'cpu.stat')).usage_usec,
+    cpuUsageUs: readCpuUsage(dir),
   };
 }

@@ -5,8 +5,7 @@
  * FileWatch). Tells incidents; never stops anything.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { parseFlatKeyed } from '../cgroup/parse';
+import { readCpuUsage } from '../cgroup/read';
 import type { Config } from '../config/schema';
 import { type FreezeState, type Observation, type Telling, freezeStep, initialFreeze, processViewNeeded } from '../freeze/policy';
 import { readCgroupProcesses, readProcess } from '../proc/table';
@@ -16,7 +15,7 @@ import type { Incidents } from './incidents';
 function observe(s: Session, now: number, cfg: Config['freeze']): Observation | undefined {
   let cpuUsageUs: number;
   try {
-    cpuUsageUs = parseFlatKeyed(fs.readFileSync(path.join(s.cgroupDir, 'cpu.stat'), 'utf8'), path.join(s.cgroupDir, 'cpu.stat')).usage_usec ?? 0;
+    cpuUsageUs = readCpuUsage(s.cgroupDir) ?? 0;
   } catch {
     return undefined; // the session is ending
   }

@@ -33,3 +33,11 @@ test('a vanished cgroup is a CgroupGoneError naming it', () => {
   assert.throws(() => readMemorySample(dir, 0), (err) => err instanceof CgroupGoneError && err.message === `cgroup ${dir} is gone`);
   assert.equal(cgroupDir('/user.slice/a.scope', '/sys/fs/cgroup'), '/sys/fs/cgroup/user.slice/a.scope');
 });
+
+test('readCpuUsage: usage_usec; undefined without cpu.stat; CgroupGoneError when the cgroup vanished', () => {
+  const { readCpuUsage } = require('../../../dist/cgroup/read.js');
+  assert.equal(readCpuUsage(fixture), 647753);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-cg-'));
+  assert.equal(readCpuUsage(dir), undefined);
+  assert.throws(() => readCpuUsage(path.join(os.tmpdir(), 'sb-no-such-cgroup')), CgroupGoneError);
+});
