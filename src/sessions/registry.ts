@@ -42,6 +42,9 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
   private readonly byUnit = new Map<string, Session>();
   /** Units being looked up, so that a burst of events costs one lookup. */
   private readonly pending = new Set<string>();
+  /** Units with an event after their lookup began: that lookup may have read the state before
+   * the event (a new scope reads "inactive" while systemd starts it), so it is read again. */
+  private readonly stale = new Set<string>();
 
   constructor(
     private readonly manager: UserManager,
@@ -56,8 +59,10 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
   async start(): Promise<void> {
     this.manager.onUnitEvent((e) => {
       if (!/\.(scope|service)$/.test(e.unit)) return;
-      if (e.type === 'unit-removed') this.drop(e.unit);
-      else void this.refresh(e.unit);
+      if (e.type === 'unit-removed') {
+        this.drop(e.unit);
+        if (this.pending.has(e.unit)) this.stale.add(e.unit); // its lookup must not bring it back
+      } else void this.refresh(e.unit);
     });
     for (const info of await this.manager.listSliceUnits(this.slices)) this.consider(info);
   }
@@ -90,16 +95,24 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
   }
 
   private async refresh(unit: string): Promise<void> {
-    if (this.pending.has(unit)) return;
+    if (this.pending.has(unit)) {
+      this.stale.add(unit);
+      return;
+    }
     this.pending.add(unit);
     try {
-      const info = await this.manager.getUnit(unit);
-      if (info === undefined) this.drop(unit);
-      else this.consider(info);
+      do {
+        this.stale.delete(unit);
+        const info = await this.manager.getUnit(unit);
+        if (this.stale.has(unit)) continue; // read before the latest event: read again
+        if (info === undefined) this.drop(unit);
+        else this.consider(info);
+      } while (this.stale.has(unit));
     } catch (err) {
       this.onWarn('cannot read a unit from systemd', { unit, err: (err as Error).message });
     } finally {
       this.pending.delete(unit);
+      this.stale.delete(unit);
     }
   }
 

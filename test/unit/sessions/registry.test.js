@@ -50,3 +50,55 @@ test('registry: a removed unit leaves, a new invocation under the same name is a
   assert.deepEqual(seen, ['+s.scope:a', '-s.scope', '+s.scope:b', '-s.scope']);
   assert.equal(r.countInSlice('sessions.slice'), 0);
 });
+
+/** A manager whose getUnit answers only when the test says so, with the state of that moment. */
+function slowManager() {
+  const m = fakeManager(new Map());
+  /** @type {Array<() => void>} */
+  const waiting = [];
+  m.getUnit = (u) => new Promise((resolve) => { const seen = m.units.get(u); waiting.push(() => resolve(seen)); });
+  return { m, answer: async () => { while (waiting.length) waiting.shift()?.(); await settle(); } };
+}
+
+test('registry: a unit that becomes active while its lookup is in flight is still adopted', async () => {
+  // systemd sends UnitNew while a transient scope is still inactive, then PropertiesChanged once
+  // it runs; a lookup begun at UnitNew reads "inactive", and the later event must not be lost.
+  const { m, answer } = slowManager();
+  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
+  await r.start();
+  m.units.set('g.scope', { ...unit('g.scope'), activeState: 'inactive', controlGroup: '' });
+  m.fire({ type: 'unit-new', unit: 'g.scope' });
+  m.units.set('g.scope', unit('g.scope'));
+  m.fire({ type: 'unit-changed', unit: 'g.scope', changed: ['ActiveState'] });
+  await answer(); // the first lookup: what it read (inactive) is stale
+  await answer(); // the second: active
+  assert.deepEqual(r.list().map((s) => s.unit), ['g.scope']);
+});
+
+test('registry: a unit removed while its lookup is in flight is not brought back', async () => {
+  const { m, answer } = slowManager();
+  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
+  await r.start();
+  m.units.set('h.scope', unit('h.scope'));
+  m.fire({ type: 'unit-new', unit: 'h.scope' });
+  m.units.delete('h.scope');
+  m.fire({ type: 'unit-removed', unit: 'h.scope' });
+  await answer(); // read while it was active: stale
+  await answer(); // gone
+  assert.equal(r.size, 0);
+});
+
+test('registry: a burst of events during one lookup costs one more lookup, not one each', async () => {
+  const { m, answer } = slowManager();
+  let lookups = 0;
+  const get = m.getUnit;
+  m.getUnit = (u) => { lookups++; return get(u); };
+  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
+  await r.start();
+  m.units.set('k.scope', unit('k.scope'));
+  for (let i = 0; i < 10; i++) m.fire({ type: 'unit-changed', unit: 'k.scope', changed: ['ActiveState'] });
+  await answer();
+  await answer();
+  assert.equal(lookups, 2);
+  assert.equal(r.size, 1);
+});

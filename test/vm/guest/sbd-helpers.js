@@ -75,11 +75,16 @@ function runSession(name, opts, argv) {
  */
 async function startAgent(name, mib, seconds) {
   const s = runSession(name, ['--memory-high', '64M', '--memory-max', '1G', '--swap-max', '0'], ['python3', path.join(__dirname, 'fixtures/agent.py'), String(mib), String(seconds)]);
-  const pids = await waitFor(() => {
-    const line = s.output().split('\n').find((l) => l.startsWith('{"agent"'));
-    return line && JSON.parse(line);
-  }, 30_000, { what: `the agent of ${name} to report its pids` });
-  return { ...s, pids };
+  try {
+    const pids = await waitFor(() => {
+      const line = s.output().split('\n').find((l) => l.startsWith('{"agent"'));
+      return line && JSON.parse(line);
+    }, 60_000, { what: `the agent of ${name} to report its pids` });
+    return { ...s, pids };
+  } catch (err) {
+    const ended = s.child.exitCode ?? s.child.signalCode;
+    throw new Error(`${/** @type {Error} */ (err).message}; sbctl run ${ended === null ? 'still runs' : `ended (${ended})`}; its output:\n${s.output() || '(none)'}`);
+  }
 }
 
 /** Stop sessions by unit and wait for their sbctl to end (the brake lifted first: throttled hogs die slowly). */
