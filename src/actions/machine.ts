@@ -31,3 +31,21 @@ export function currentOf(dir: string): number {
     return 0;
   }
 }
+
+/**
+ * How many cgroups share the slice's brake: its child directories, one per unit (a session, any
+ * other scope or service, a nested slice), whether sbd watches it or not; 0 when unreadable.
+ * A neighbour sbd has not adopted yet, or one in a nested slice, still makes a session not alone.
+ */
+export function cgroupsInSlice(sliceDir: string): number {
+  try {
+    return fs.readdirSync(sliceDir, { withFileTypes: true }).filter((d) => d.isDirectory()).length;
+  } catch {
+    return 0;
+  }
+}
+
+/** What the slice's other members use, sessions or not: its memory.current less this session's. */
+export function othersInSlice(sliceDir: string, ownBytes: number): number {
+  return Math.max(0, currentOf(sliceDir) - ownBytes);
+}

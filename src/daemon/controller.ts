@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import type { Config } from '../config/schema';
 import { planLower, planRaise } from '../actions/brake-policy';
-import { currentOf, memAvailable, sliceHigh } from '../actions/machine';
+import { currentOf, memAvailable, othersInSlice, sliceHigh } from '../actions/machine';
 import { stopSubtree } from '../actions/stop-subtree';
 import { holdProcesses } from '../actions/terminate';
 import { readCgroupProcesses, rootProcess } from '../proc/table';
@@ -124,7 +124,10 @@ export class BrakeController {
     const cfg = this.deps.config;
     if (!cfg.raise.enabled) return;
     const sliceDir = path.dirname(session.cgroupDir);
-    const others = this.deps.sessions().filter((s) => s.slice === session.slice && s.unit !== session.unit).reduce((sum, s) => sum + currentOf(s.cgroupDir), 0);
+    // The kernel's view of the slice counts neighbours sbd does not watch; the sessions' sum
+    // stands in when the slice's own memory.current cannot be read.
+    const sessionsBytes = this.deps.sessions().filter((s) => s.slice === session.slice && s.unit !== session.unit).reduce((sum, s) => sum + currentOf(s.cgroupDir), 0);
+    const others = Math.max(sessionsBytes, othersInSlice(sliceDir, sample.currentBytes));
     const plan = planRaise({
       highBytes: sample.highBytes, maxBytes: sample.maxBytes, currentBytes: sample.currentBytes,
       sliceHighBytes: sliceHigh(sliceDir), othersBytes: others, memAvailableBytes: memAvailable(),

@@ -4,6 +4,7 @@
  */
 import * as path from 'node:path';
 import type * as dbus from 'dbus-next';
+import { cgroupsInSlice } from '../actions/machine';
 import type { Config } from '../config/schema';
 import { FileWatch } from '../native';
 import { type Session, SessionRegistry } from '../sessions/registry';
@@ -111,7 +112,8 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     log.info({ event: 'session-added', unit: s.unit, id: s.id, cgroup: s.cgroupDir, agentPid: s.agentPid, memoryHigh: s.memoryHigh, memoryMax: s.memoryMax }, 'session added');
     const feed = new SessionFeed(s.cgroupDir, {
       config: config.detector,
-      sessionsInSlice: () => registry.countInSlice(s.slice),
+      // the kernel's count, or sbd's own when the slice cannot be read: never fewer than known
+      sessionsInSlice: () => Math.max(registry.countInSlice(s.slice), cgroupsInSlice(path.dirname(s.cgroupDir))),
       onVerdict: (v, sample) => controller.onVerdict(s, feed, v, sample),
       onGone: () => log.debug({ unit: s.unit }, 'cgroup gone while sampling'),
       log: (msg, fields) => log.debug(fields, msg),

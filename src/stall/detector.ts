@@ -11,7 +11,8 @@ export type Measure = 'psi' | 'fallback';
 
 /** One sample as the detector sees it: the cgroup's figures plus what surrounds it. */
 export interface DetectorSample extends MemorySample {
-  /** Sessions in this session's slice, itself included: alone, it can only be its own cause. */
+  /** Cgroups under this session's slice (sessions, other units, nested slices), itself included:
+   * alone, it can only be its own cause. */
   sessionsInSlice: number;
   measure: Measure;
 }

@@ -24,8 +24,11 @@ test('page-cache work under a tight brake is never marked', labOnly, async (t) =
   assert.deepEqual(inc.of('cache1', 'will-stop'), []);
 });
 
-test('an innocent session throttled by its slice\'s brake is never marked', labOnly, async (t) => {
-  // A slice with a collective brake of 320 MiB; each session's own brake is 2 GiB.
+/**
+ * An innocent session in nbr.slice (a collective brake of 320 MiB; each session's own is 2 GiB)
+ * and a greedy neighbour under GREEDY_SLICE filling it: the innocent is never marked.
+ */
+async function innocentBesideGreedy(t, greedySlice) {
   const unitDir = path.join(os.homedir(), '.config/systemd/user');
   fs.mkdirSync(unitDir, { recursive: true });
   fs.writeFileSync(path.join(unitDir, 'nbr.slice'), '[Slice]\nMemoryHigh=320M\nMemorySwapMax=0\n');
@@ -43,7 +46,7 @@ while True:
 `;
   runSession('innocent', ['--slice', 'nbr.slice', '--memory-high', '2G'], ['python3', '-c', innocentPy]);
   await new Promise((r) => setTimeout(r, 8000));
-  runSession('greedy', ['--slice', 'nbr.slice', '--memory-high', '2G'], hogArgv(900, 60, true));
+  runSession('greedy', ['--slice', greedySlice, '--memory-high', '2G'], hogArgv(900, 60, true));
   // Watch for 40 s while the slice's brake stalls both.
   let maxPressure = 0;
   const end = Date.now() + 40_000;
@@ -52,9 +55,15 @@ while True:
     maxPressure = Math.max(maxPressure, r.sessions[0]?.pressureFullAvg10 ?? 0);
     await new Promise((res) => setTimeout(res, 4000));
   }
-  t.diagnostic(`innocent's full pressure reached avg10 ${maxPressure.toFixed(2)}`);
+  t.diagnostic(`innocent's full pressure reached avg10 ${maxPressure.toFixed(2)} (greedy in ${greedySlice})`);
   assert.ok(maxPressure > 0.2, 'the innocent session was under real pressure (else this test proves nothing)');
   assert.deepEqual(inc.of('innocent', 'standing-still'), [], 'the innocent was never marked');
   assert.deepEqual(inc.of('innocent', 'will-stop'), []);
   assert.deepEqual(inc.of('greedy', 'standing-still'), [], 'nor the greedy one: its own brake never fired');
-});
+}
+
+test('an innocent session throttled by its slice\'s brake is never marked', labOnly, (t) => innocentBesideGreedy(t, 'nbr.slice'));
+
+// The greedy one is not a session sbd watches (its slice, nbr-sub.slice, nested in nbr.slice, is
+// not configured): the innocent is still not alone under the brake, and sbd must see that.
+test('nor when the greedy neighbour lives in a nested slice sbd does not watch', labOnly, (t) => innocentBesideGreedy(t, 'nbr-sub.slice'));
