@@ -17,7 +17,7 @@ const MUTANTS = {
   'anon fuse': ['const fuseHolds = anonShare >= cfg.anonFuse;', 'const fuseHolds = true;'],
   'its own doing': ['if (evidence.length === 0)', 'if (false)'],
   'near its own brake': ['if (b.highBytes !== Infinity && b.currentBytes >= cfg.nearOwnBrake * b.highBytes)', 'if (false)'],
-  'alone in the slice': ['if (b.sessionsInSlice <= 1)', 'if (false)'],
+  'alone in the slice': ['if (b.unitsInSlice <= 1)', 'if (false)'],
   'two hot windows': ['if (s.hotWindows >= cfg.hotWindowsToStall)', 'if (s.hotWindows >= 1)'],
   'clear line': ['if (share < cfg.clearShare)', 'if (share < 0)'],
   'trip line': ['if (share >= cfg.tripShare)', 'if (share >= 0)'],

@@ -113,7 +113,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     const feed = new SessionFeed(s.cgroupDir, {
       config: config.detector,
       // the kernel's count, or sbd's own when the slice cannot be read: never fewer than known
-      sessionsInSlice: () => Math.max(registry.countInSlice(s.slice), cgroupsInSlice(path.dirname(s.cgroupDir))),
+      unitsInSlice: () => Math.max(registry.countInSlice(s.slice), cgroupsInSlice(path.dirname(s.cgroupDir))),
       onVerdict: (v, sample) => controller.onVerdict(s, feed, v, sample),
       onGone: () => log.debug({ unit: s.unit }, 'cgroup gone while sampling'),
       log: (msg, fields) => log.debug(fields, msg),

@@ -101,13 +101,13 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
     }
     this.pending.add(unit);
     try {
+      let info: UnitInfo | undefined;
       do {
         this.stale.delete(unit);
-        const info = await this.manager.getUnit(unit);
-        if (this.stale.has(unit)) continue; // read before the latest event: read again
-        if (info === undefined) this.drop(unit);
-        else this.consider(info);
-      } while (this.stale.has(unit));
+        info = await this.manager.getUnit(unit);
+      } while (this.stale.has(unit)); // read before the latest event: read again
+      if (info === undefined) this.drop(unit);
+      else this.consider(info);
     } catch (err) {
       this.onWarn('cannot read a unit from systemd', { unit, err: (err as Error).message });
     } finally {

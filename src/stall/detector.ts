@@ -11,9 +11,9 @@ export type Measure = 'psi' | 'fallback';
 
 /** One sample as the detector sees it: the cgroup's figures plus what surrounds it. */
 export interface DetectorSample extends MemorySample {
-  /** Cgroups under this session's slice (sessions, other units, nested slices), itself included:
-   * alone, it can only be its own cause. */
-  sessionsInSlice: number;
+  /** Units (cgroups) under this session's slice: sessions, other scopes or services, nested
+   * slices, itself included. Alone, it can only be its own cause. */
+  unitsInSlice: number;
   measure: Measure;
 }
 
@@ -95,7 +95,7 @@ export function classifyWindow(a: DetectorSample, b: DetectorSample, cfg: Detect
   const evidence: Evidence[] = [];
   if (ownHighDelta > 0) evidence.push('own-high-moved');
   if (b.highBytes !== Infinity && b.currentBytes >= cfg.nearOwnBrake * b.highBytes) evidence.push('near-own-brake');
-  if (b.sessionsInSlice <= 1) evidence.push('alone-in-slice');
+  if (b.unitsInSlice <= 1) evidence.push('alone-in-slice');
   const base = { anonShare, evidence, ownHighDelta, grewBytes, windowMs };
 
   // Anon fuse: below it the brake grinds page cache, which the kernel takes back without a real stall.

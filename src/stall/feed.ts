@@ -17,8 +17,8 @@ export type FeedMode = 'psi' | 'timer';
 
 export interface FeedHost {
   config: DetectorConfig;
-  /** Sessions in the session's slice, itself included. */
-  sessionsInSlice(): number;
+  /** Units (cgroups) under the session's slice, sessions or not, itself included. */
+  unitsInSlice(): number;
   /** Every verdict, with the sample it came from. */
   onVerdict(verdict: Verdict, sample: DetectorSample): void;
   /** The session's cgroup vanished while sampling. */
@@ -104,7 +104,7 @@ export class SessionFeed {
       }
       throw err;
     }
-    const sample: DetectorSample = { ...raw, sessionsInSlice: this.host.sessionsInSlice(), measure: this.measure };
+    const sample: DetectorSample = { ...raw, unitsInSlice: this.host.unitsInSlice(), measure: this.measure };
     const [next, verdict] = step(this.state, sample, this.host.config);
     this.state = next;
     this.lastVerdict = verdict;

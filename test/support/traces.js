@@ -13,13 +13,13 @@ function loadTrace(name) {
 
 const limit = (v) => (v === 'max' ? Infinity : Number(v));
 
-/** A detector sample from a trace record; `sessionsInSlice` counts the units alive at that instant. */
-function toSample(r, sessionsInSlice, measure = 'psi') {
+/** A detector sample from a trace record; `unitsInSlice` counts the units alive at that instant. */
+function toSample(r, unitsInSlice, measure = 'psi') {
   return {
     atMs: r.t_ms, currentBytes: r.current, highBytes: limit(r.high), maxBytes: limit(r.max), swapMaxBytes: 0,
     anonBytes: r.anon, shmemBytes: r.shmem, fileBytes: r.file, ownHighEvents: r.events_local.high,
     pressureFullUs: r.pressure_full_us, pressureSomeUs: r.pressure_some_us, cpuUsageUs: r.cpu_usage_us,
-    sessionsInSlice, measure,
+    unitsInSlice, measure,
   };
 }
 

@@ -40,7 +40,7 @@ function feedOn(dir, clock) {
       return { close: () => { trigger.closed = true; }, unref: () => {} };
     },
     config: cfg,
-    sessionsInSlice: () => 2,
+    unitsInSlice: () => 2,
     onVerdict: (v) => verdicts.push(v),
     onGone: () => verdicts.push({ event: 'gone' }),
     log: (msg, fields) => logs.push({ msg, ...fields }),

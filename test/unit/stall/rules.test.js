@@ -18,7 +18,7 @@ function session({ high = 64 * MiB, current = 40 * MiB, anonShare = 1, sessions 
   let s = {
     atMs: 0, currentBytes: current, highBytes: high, maxBytes: Infinity, swapMaxBytes: 0,
     anonBytes: current * anonShare, shmemBytes: 0, fileBytes: current * (1 - anonShare), ownHighEvents: 0,
-    pressureFullUs: 0, pressureSomeUs: 0, cpuUsageUs: 0, sessionsInSlice: sessions, measure,
+    pressureFullUs: 0, pressureSomeUs: 0, cpuUsageUs: 0, unitsInSlice: sessions, measure,
   };
   return {
     first: () => ({ ...s }),
