@@ -23,29 +23,37 @@ export function sliceHigh(sliceDir: string): number {
   }
 }
 
-/** memory.current of a cgroup, 0 when it is gone. */
-export function currentOf(dir: string): number {
+/** memory.current of a cgroup; undefined when it cannot be read (gone). */
+function readCurrent(dir: string): number | undefined {
   try {
     return parseSingle(fs.readFileSync(path.join(dir, 'memory.current'), 'utf8'), path.join(dir, 'memory.current'));
   } catch {
-    return 0;
+    return undefined;
   }
+}
+
+/** memory.current of a cgroup, 0 when it is gone. */
+export function currentOf(dir: string): number {
+  return readCurrent(dir) ?? 0;
 }
 
 /**
  * How many cgroups share the slice's brake: its child directories, one per unit (a session, any
- * other scope or service, a nested slice), whether sbd watches it or not; 0 when unreadable.
- * A neighbour sbd has not adopted yet, or one in a nested slice, still makes a session not alone.
+ * other scope or service, a nested slice), whether sbd watches it or not; undefined when the
+ * slice cannot be read. A neighbour sbd has not adopted yet, or one in a nested slice, still
+ * makes a session not alone.
  */
-export function cgroupsInSlice(sliceDir: string): number {
+export function cgroupsInSlice(sliceDir: string): number | undefined {
   try {
     return fs.readdirSync(sliceDir, { withFileTypes: true }).filter((d) => d.isDirectory()).length;
   } catch {
-    return 0;
+    return undefined;
   }
 }
 
-/** What the slice's other members use, sessions or not: its memory.current less this session's. */
-export function othersInSlice(sliceDir: string, ownBytes: number): number {
-  return Math.max(0, currentOf(sliceDir) - ownBytes);
+/** What the slice's other members use, sessions or not: its memory.current less this session's;
+ * undefined when the slice's memory.current cannot be read. */
+export function othersInSlice(sliceDir: string, ownBytes: number): number | undefined {
+  const slice = readCurrent(sliceDir);
+  return slice === undefined ? undefined : Math.max(0, slice - ownBytes);
 }

@@ -125,9 +125,9 @@ export class BrakeController {
     if (!cfg.raise.enabled) return;
     const sliceDir = path.dirname(session.cgroupDir);
     // The kernel's view of the slice counts neighbours sbd does not watch; the sessions' sum
-    // stands in when the slice's own memory.current cannot be read.
-    const sessionsBytes = this.deps.sessions().filter((s) => s.slice === session.slice && s.unit !== session.unit).reduce((sum, s) => sum + currentOf(s.cgroupDir), 0);
-    const others = Math.max(sessionsBytes, othersInSlice(sliceDir, sample.currentBytes));
+    // stands in only when the slice's own memory.current cannot be read.
+    const others = othersInSlice(sliceDir, sample.currentBytes)
+      ?? this.deps.sessions().filter((s) => s.slice === session.slice && s.unit !== session.unit).reduce((sum, s) => sum + currentOf(s.cgroupDir), 0);
     const plan = planRaise({
       highBytes: sample.highBytes, maxBytes: sample.maxBytes, currentBytes: sample.currentBytes,
       sliceHighBytes: sliceHigh(sliceDir), othersBytes: others, memAvailableBytes: memAvailable(),

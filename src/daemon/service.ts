@@ -112,8 +112,9 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     log.info({ event: 'session-added', unit: s.unit, id: s.id, cgroup: s.cgroupDir, agentPid: s.agentPid, memoryHigh: s.memoryHigh, memoryMax: s.memoryMax }, 'session added');
     const feed = new SessionFeed(s.cgroupDir, {
       config: config.detector,
-      // the kernel's count, or sbd's own when the slice cannot be read: never fewer than known
-      unitsInSlice: () => Math.max(registry.countInSlice(s.slice), cgroupsInSlice(path.dirname(s.cgroupDir))),
+      // the kernel's count (every session of the slice has its directory there); sbd's own only
+      // when the slice cannot be read
+      unitsInSlice: () => cgroupsInSlice(path.dirname(s.cgroupDir)) ?? registry.countInSlice(s.slice),
       onVerdict: (v, sample) => controller.onVerdict(s, feed, v, sample),
       onGone: () => log.debug({ unit: s.unit }, 'cgroup gone while sampling'),
       log: (msg, fields) => log.debug(fields, msg),

@@ -26,14 +26,14 @@ test('cgroupsInSlice: counts every child cgroup, a nested slice included, and no
   assert.equal(cgroupsInSlice(slice), 1);
 });
 
-test('cgroupsInSlice: a slice that cannot be read counts 0 (the caller keeps its own count)', () => {
-  assert.equal(cgroupsInSlice('/nonexistent-sb-test/nbr.slice'), 0);
+test('cgroupsInSlice: a slice that cannot be read gives no count (the caller uses its own)', () => {
+  assert.equal(cgroupsInSlice('/nonexistent-sb-test/nbr.slice'), undefined);
 });
 
-test('othersInSlice: the slice\'s memory.current less the session\'s, never below 0', (t) => {
+test('othersInSlice: the slice\'s memory.current less the session\'s, never below 0; none when unreadable', (t) => {
   const slice = fakeSlice(t);
   fs.writeFileSync(path.join(slice, 'memory.current'), `${300 * MiB}\n`);
   assert.equal(othersInSlice(slice, 180 * MiB), 120 * MiB);
   assert.equal(othersInSlice(slice, 310 * MiB), 0, 'read a moment apart: the session may have grown');
-  assert.equal(othersInSlice('/nonexistent-sb-test/nbr.slice', 180 * MiB), 0);
+  assert.equal(othersInSlice('/nonexistent-sb-test/nbr.slice', 180 * MiB), undefined, 'unreadable: no figure (the caller sums its sessions)');
 });
