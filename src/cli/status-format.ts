@@ -1,5 +1,5 @@
 /** `sbctl status` for people: a header line about sbd, then one row per session (pure). */
-import type { SessionRow, StatusReport } from '../sessions/status';
+import type { SessionRow, SliceRow, StatusReport } from '../sessions/status';
 import { formatSize } from '../util/size';
 
 function duration(s: number): string {
@@ -34,9 +34,23 @@ function cells(row: SessionRow): string[] {
   ];
 }
 
+/** One slice: its state and figures, each member's, the culprit and why (design.md §11). */
+export function formatSlice(s: SliceRow): string[] {
+  const state = s.deadlineS !== null ? `${s.state} (${s.cause ?? '?'}; ${duration(s.deadlineS)} left)` : s.state;
+  const lines = [`slice ${s.slice}: ${state}; memory ${formatSize(s.currentBytes)}, brake ${formatSize(s.highBytes)}, ceiling ${formatSize(s.maxBytes)}; machine: ${formatSize(s.memAvailableBytes)} available`];
+  for (const m of s.members) {
+    const growth = m.growthBytes === 0 ? '' : `, ${m.growthBytes > 0 ? '+' : '-'}${formatSize(Math.abs(m.growthBytes))} since the episode began`;
+    lines.push(`  ${m.path}: ${formatSize(m.currentBytes)} (fair share ${formatSize(m.fairShareBytes)}${growth})`);
+  }
+  if (s.culprit) lines.push(`  culprit: ${s.culprit.path} (${s.culprit.rule}): ${s.culprit.why}`);
+  if (s.lastAction) lines.push(`  last action: ${s.lastAction}`);
+  return lines;
+}
+
 export function formatStatus(r: StatusReport): string {
   const lines = [formatHeader(r)];
-  if (r.sessions.length === 0) return `${lines[0]}\nno sessions`;
+  for (const s of r.slices ?? []) lines.push(...formatSlice(s));
+  if (r.sessions.length === 0) return `${lines.join('\n')}\nno sessions`;
   const table = [[...COLUMNS], ...r.sessions.map(cells)];
   const widths = COLUMNS.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
   for (const row of table) lines.push(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  '));

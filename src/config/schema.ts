@@ -65,6 +65,23 @@ export const configSchema = z
       })
       .strict()
       .default(() => ({ enabled: true, step: 256 * 2 ** 20, ceiling: Infinity, reserve: 1024 * 2 ** 20, lowerAfterClearS: 300 })),
+    arbitration: z
+      .object({
+        /** Watch each configured slice and the machine for stalls that are not one session's own (design.md §11). */
+        enabled: z.boolean().default(true),
+        /** Raise a standing-still slice's own MemoryHigh: off, since an administrator set it. */
+        raiseSlice: z.boolean().default(false),
+        /** Each slice raise adds this much (within MemAvailable minus raise.reserve). */
+        sliceStep: size.default(256 * 2 ** 20),
+        /** Growth since the episode began below this is no culprit's: the progress drop's size, within which a working session's allocations come and go. */
+        culpritMinGrowth: size.default(64 * 2 ** 20),
+        /** MemAvailable below this share of MemTotal: without swap the kernel's OOM killer is seconds away (measured: 25 MiB left when PSI first moved, 40 s of thrash, then the kill), so the culprit is stopped without a grace. earlyoom's SIGKILL line. */
+        criticalAvailableShare: share.default(0.05),
+        /** Between SIGTERM and SIGKILL when the machine is critical: the OOM killer will not wait 30 s. */
+        criticalTermToKillS: seconds.default(2),
+      })
+      .strict()
+      .default({ enabled: true, raiseSlice: false, sliceStep: 256 * 2 ** 20, culpritMinGrowth: 64 * 2 ** 20, criticalAvailableShare: 0.05, criticalTermToKillS: 2 }),
     stop: z
       .object({
         /** Between SIGTERM and SIGKILL: a package manager or an image build needs time to put its house in order. */

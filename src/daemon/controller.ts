@@ -107,7 +107,7 @@ export class BrakeController {
         this.background(session, 'raising the brake', this.tryRaise(session, feed, sample));
         break;
       case 'deadline-expired':
-        if (!b.stopping) this.background(session, 'stopping the biggest command', this.stopBiggest(session, feed, v));
+        if (!b.stopping) this.background(session, 'stopping the biggest command', this.stopBiggest(session, feed, { evidence: v.window?.evidence, share: v.window?.share, anonShare: v.window?.anonShare }));
         break;
       case 'cleared':
       case 'progress':
@@ -183,8 +183,19 @@ export class BrakeController {
     this.persist(session, feed);
   }
 
-  private async stopBiggest(session: Session, feed: SessionFeed, v: Verdict): Promise<void> {
+  /** A stop of this session's biggest command is under way. */
+  stopping(unit: string): boolean {
+    return this.brakes.get(unit)?.stopping ?? false;
+  }
+
+  /**
+   * Stop the session's biggest command: tell, SIGTERM, SIGKILL after the grace. `why` is told
+   * with it (the session's own evidence, or the slice's verdict on its culprit); `termToKillS`
+   * overrides the configured grace (the machine nearly out of memory will not wait).
+   */
+  async stopBiggest(session: Session, feed: SessionFeed | undefined, why: Record<string, unknown>, termToKillS = this.deps.config.stop.termToKillS): Promise<void> {
     const b = this.brake(session.unit);
+    if (b.stopping) return;
     const procs = readCgroupProcesses(session.cgroupDir);
     const choice = chooseVictim(procs, session.agentPid, rootProcess(procs)?.pid);
     const victim = choice.victim;
@@ -193,8 +204,8 @@ export class BrakeController {
       b.expiryTold = true;
       return;
     }
-    const figures = { name: victim.name, pids: victim.pids, rssBytes: victim.rssBytes, sparedGit: victim.sparedGit, protectedPids: choice.protectedPids, evidence: v.window?.evidence, share: v.window?.share, anonShare: v.window?.anonShare };
-    const telling = `stopping ${victim.name} (${victim.pids.length} process${victim.pids.length === 1 ? '' : 'es'}, ${formatSize(victim.rssBytes)}): SIGTERM now, SIGKILL after ${this.deps.config.stop.termToKillS} s`;
+    const figures = { name: victim.name, pids: victim.pids, rssBytes: victim.rssBytes, sparedGit: victim.sparedGit, protectedPids: choice.protectedPids, ...why };
+    const telling = `stopping ${victim.name} (${victim.pids.length} process${victim.pids.length === 1 ? '' : 'es'}, ${formatSize(victim.rssBytes)}): SIGTERM now, SIGKILL after ${termToKillS} s`;
     if (this.deps.config.observeOnly) {
       if (!b.expiryTold) this.tell(session, 'will-stop', telling, figures);
       b.expiryTold = true;
@@ -202,21 +213,23 @@ export class BrakeController {
     }
     b.expiryTold = false;
     b.stopping = true;
-    this.persist(session, feed);
+    if (feed) this.persist(session, feed);
     try {
       // pidfds taken when the candidate was chosen, before anything is told or done
       const held = holdProcesses(victim.pids, procs, session.controlGroup);
       this.tell(session, 'will-stop', telling, figures);
       const report = await stopSubtree(victim, held, session.memoryHigh, {
         setBrake: (bytes) => this.deps.manager.setMemory(session.unit, { memoryHigh: bytes }),
-        termToKillMs: this.deps.config.stop.termToKillS * 1000,
+        termToKillMs: termToKillS * 1000,
         log: (msg, fields) => this.deps.log('warn', msg, { unit: session.unit, ...fields }),
       });
       this.tell(session, 'subtree-stopped', `stopped ${report.name}: ${report.terminated.length} by SIGTERM, ${report.killed.length} by SIGKILL${report.survived.length ? `, ${report.survived.length} still there` : ''}`, { ...figures, ...report });
     } finally {
       b.stopping = false;
-      feed.setState(resetEpisode(feed.state));
-      this.persist(session, feed);
+      if (feed) {
+        feed.setState(resetEpisode(feed.state));
+        this.persist(session, feed);
+      }
     }
   }
 

@@ -19,7 +19,12 @@ export type IncidentType =
   | 'pegged'
   | 'missing'
   | 'silent'
-  | 'recovered';
+  | 'recovered'
+  | 'slice-standing-still'
+  | 'slice-brake-raised'
+  | 'slice-cleared'
+  | 'culprit'
+  | 'machine-short';
 
 export interface Incident {
   type: IncidentType;
@@ -45,7 +50,7 @@ export class Incidents {
 
   tell(i: Incident): void {
     this.last.set(i.unit, i);
-    const level = ['subtree-stopped', 'will-stop', 'standing-still', 'procs-reaped', 'pegged', 'missing', 'silent'].includes(i.type) ? 'warn' : 'info';
+    const level = ['subtree-stopped', 'will-stop', 'standing-still', 'slice-standing-still', 'culprit', 'machine-short', 'procs-reaped', 'pegged', 'missing', 'silent'].includes(i.type) ? 'warn' : 'info';
     this.log[level]({ event: i.type, ...i }, i.message);
     for (const l of this.listeners) l(i);
   }

@@ -25,9 +25,31 @@ export interface SessionRow extends SessionSnapshot {
   lastAction: string | null;
 }
 
+/** A slice sbd arbitrates between its members (design.md §11), and the machine's room. */
+export interface SliceRow {
+  slice: string;
+  /** ok, warm, hot, standing-still. */
+  state: string;
+  /** What binds while it stands still: slice-brake, slice-ceiling, machine. */
+  cause: string | null;
+  currentBytes: number;
+  highBytes: number;
+  maxBytes: number;
+  memAvailableBytes: number;
+  /** Each member (a unit or a nested slice): now, growth since the episode began, fair share. */
+  members: Array<{ path: string; currentBytes: number; growthBytes: number; fairShareBytes: number }>;
+  /** Who was judged the culprit, by which rule, with the figures; null when none. */
+  culprit: { path: string; rule: string; why: string } | null;
+  /** Seconds before the culprit's biggest command is stopped. */
+  deadlineS: number | null;
+  lastAction: string | null;
+}
+
 export interface StatusReport {
   service: ServiceHealth;
   sessions: SessionRow[];
+  /** Absent when sbd is not running or does not arbitrate slices. */
+  slices?: SliceRow[];
 }
 
 export interface RowSource {

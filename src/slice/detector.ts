@@ -1,0 +1,190 @@
+/**
+ * The stall detector one level up (design.md §11): a pure step function for a slice. A window is
+ * hot when a member stands still (its `full` share at or above the trip line, as for a session),
+ * the slice holds anonymous memory (the anon fuse), and the cause is the slice's own brake, its
+ * ceiling or the machine, never a member's own brake (that is the member's detector's business).
+ * Two hot windows in a row: the slice stands still, the members' sizes at the episode's first hot
+ * window are the baseline for the culprit, and a grace runs. With the machine nearly out of memory
+ * there is no grace: the kernel's OOM killer is seconds away.
+ */
+import type { DetectorConfig } from '../config/schema';
+
+export interface MemberSample {
+  /** Relative to the slice: "a.scope", "sub.slice", "sub.slice/b.scope". */
+  path: string;
+  currentBytes: number;
+  /** memory.pressure `full total` (µs). */
+  fullUs: number;
+}
+
+export interface SliceSample {
+  /** Monotonic ms. */
+  atMs: number;
+  currentBytes: number;
+  highBytes: number;
+  maxBytes: number;
+  anonBytes: number;
+  shmemBytes: number;
+  /** The slice's own memory.events.local counters: its brake and its ceiling breached. */
+  highEvents: number;
+  maxEvents: number;
+  members: MemberSample[];
+  memAvailableBytes: number;
+  memTotalBytes: number;
+}
+
+export interface SliceLimits {
+  /** MemAvailable below this: the machine is short (raise.reserve). */
+  reserveBytes: number;
+  /** MemAvailable below this share of MemTotal: the kernel's OOM killer is seconds away. */
+  criticalAvailableShare: number;
+}
+
+export type SliceCause = 'slice-brake' | 'slice-ceiling' | 'machine';
+
+export interface SliceWindow {
+  kind: 'hot' | 'warm' | 'clear';
+  /** The highest `full` share of a member in the window, and which member. */
+  share: number;
+  stalledMember: string | undefined;
+  anonShare: number;
+  causes: SliceCause[];
+  windowMs: number;
+  reason: string;
+}
+
+export interface SliceEpisode {
+  startedAtMs: number;
+  endsAtMs: number;
+  cause: SliceCause;
+  /** The machine nearly out of memory: act now. */
+  critical: boolean;
+  currentAtStart: number;
+  /** Members' memory.current at the episode's first hot window: the culprit's baseline. */
+  membersAtStart: Record<string, number>;
+}
+
+export interface SliceState {
+  last: SliceSample | undefined;
+  hotWindows: number;
+  /** Members at the first hot window of the current run of hot windows. */
+  baseline: Record<string, number> | undefined;
+  episode: SliceEpisode | undefined;
+  lastWindow: SliceWindow | undefined;
+}
+
+export type SliceEvent = 'first-sample' | 'short-window' | 'window' | 'standing-still' | 'critical' | 'progress' | 'cleared' | 'deadline-expired';
+
+export interface SliceVerdict {
+  event: SliceEvent;
+  state: 'clear' | 'warm' | 'hot' | 'standing-still';
+  window: SliceWindow | undefined;
+  episode: SliceEpisode | undefined;
+  explain: string;
+}
+
+export const initialSliceState = (): SliceState => ({ last: undefined, hotWindows: 0, baseline: undefined, episode: undefined, lastWindow: undefined });
+
+const pct = (x: number): string => x.toFixed(2);
+const mib = (b: number): string => `${Math.round(b / 2 ** 20)} MiB`;
+const snapshot = (s: SliceSample): Record<string, number> => Object.fromEntries(s.members.map((m) => [m.path, m.currentBytes]));
+
+export const isCritical = (s: SliceSample, l: SliceLimits): boolean => s.memAvailableBytes < l.criticalAvailableShare * s.memTotalBytes;
+
+/** What binds the slice now: its own brake, its ceiling, the machine (pure). */
+export function causesOf(a: SliceSample, b: SliceSample, cfg: DetectorConfig, l: SliceLimits): SliceCause[] {
+  const causes: SliceCause[] = [];
+  if (b.highEvents > a.highEvents || (b.highBytes !== Infinity && b.currentBytes >= cfg.nearOwnBrake * b.highBytes)) causes.push('slice-brake');
+  if (b.maxEvents > a.maxEvents || (b.maxBytes !== Infinity && b.currentBytes >= cfg.nearOwnBrake * b.maxBytes)) causes.push('slice-ceiling');
+  if (b.memAvailableBytes < l.reserveBytes) causes.push('machine');
+  return causes;
+}
+
+/** Classify the window from `a` to `b` (pure). */
+export function classifySliceWindow(a: SliceSample, b: SliceSample, cfg: DetectorConfig, l: SliceLimits): SliceWindow {
+  const windowMs = b.atMs - a.atMs;
+  const before = new Map(a.members.map((m) => [m.path, m.fullUs]));
+  let share = 0;
+  let stalledMember: string | undefined;
+  for (const m of b.members) {
+    const was = before.get(m.path);
+    if (was === undefined || m.fullUs < was || windowMs <= 0) continue; // new member, or a new cgroup behind its name
+    const s = (m.fullUs - was) / (windowMs * 1000);
+    if (s > share) [share, stalledMember] = [s, m.path];
+  }
+  const anonShare = b.currentBytes > 0 ? Math.min(1, (b.anonBytes + b.shmemBytes) / b.currentBytes) : 0;
+  const causes = causesOf(a, b, cfg, l);
+  const base = { share, stalledMember, anonShare, causes, windowMs };
+  if (isCritical(b, l)) return { ...base, kind: 'hot', causes: causes.includes('machine') ? causes : [...causes, 'machine'], reason: `MemAvailable ${mib(b.memAvailableBytes)} below ${pct(l.criticalAvailableShare)} of the machine` };
+  if (share < cfg.clearShare) return { ...base, kind: 'clear', reason: `no member stalls (highest full share ${pct(share)})` };
+  if (anonShare < cfg.anonFuse) return { ...base, kind: 'clear', reason: `anon share ${pct(anonShare)} below ${cfg.anonFuse}: page cache` };
+  if (causes.length === 0) return { ...base, kind: 'clear', reason: "neither the slice's brake nor its ceiling nor the machine binds (a member's own brake is its own detector's business)" };
+  if (share >= cfg.tripShare) return { ...base, kind: 'hot', reason: `${stalledMember ?? '?'} stalls at full share ${pct(share)}` };
+  return { ...base, kind: 'warm', reason: `highest full share ${pct(share)} between ${cfg.clearShare} and ${cfg.tripShare}` };
+}
+
+function verdict(event: SliceEvent, w: SliceWindow | undefined, s: SliceState): SliceVerdict {
+  const state = s.episode ? 'standing-still' : w?.kind === 'hot' ? 'hot' : w?.kind === 'warm' ? 'warm' : 'clear';
+  const parts: string[] = [event];
+  if (w) parts.push(`${w.kind}: ${w.reason}`, `causes ${w.causes.join('+') || 'none'}`, `anon ${pct(w.anonShare)}`);
+  parts.push(`hot windows ${s.hotWindows}`);
+  return { event, state, window: w, episode: s.episode, explain: parts.join('; ') };
+}
+
+function begin(s: SliceState, sample: SliceSample, w: SliceWindow | undefined, graceMs: number, critical: boolean): SliceState {
+  const cause: SliceCause = critical ? 'machine' : (w?.causes[0] ?? 'machine');
+  const episode: SliceEpisode = { startedAtMs: sample.atMs, endsAtMs: sample.atMs + (critical ? 0 : graceMs), cause, critical, currentAtStart: sample.currentBytes, membersAtStart: s.baseline ?? snapshot(s.last ?? sample) };
+  return { ...s, episode };
+}
+
+/** One step: the slice's state after `sample`, and what it means. */
+export function stepSlice(state: SliceState, sample: SliceSample, cfg: DetectorConfig, l: SliceLimits): [SliceState, SliceVerdict] {
+  const last = state.last;
+  if (last === undefined) {
+    // The machine nearly out of memory needs no window to be seen: MemAvailable says it.
+    if (isCritical(sample, l) && !state.episode) {
+      const s = begin({ ...state, last: sample }, sample, undefined, 0, true);
+      return [s, verdict('critical', undefined, s)];
+    }
+    return [{ ...state, last: sample }, verdict('first-sample', undefined, state)];
+  }
+  if (sample.atMs - last.atMs < (cfg.windowS * 1000) / 2 && !isCritical(sample, l)) return [state, verdict('short-window', undefined, state)];
+  const w = classifySliceWindow(last, sample, cfg, l);
+  let s: SliceState = { ...state, last: sample, lastWindow: w };
+  const critical = isCritical(sample, l);
+
+  if (s.episode) {
+    if (critical && !s.episode.critical) {
+      s = { ...s, episode: { ...s.episode, critical: true, cause: 'machine', endsAtMs: sample.atMs } };
+      return [s, verdict('critical', w, s)];
+    }
+    // Progress: the slice gave back memory since the episode began (a member finished or freed).
+    if (s.episode.currentAtStart - sample.currentBytes >= cfg.progressDrop && !critical) {
+      s = { ...s, episode: undefined, hotWindows: 0, baseline: undefined };
+      return [s, verdict('progress', w, s)];
+    }
+    if (w.kind === 'clear') {
+      s = { ...s, episode: undefined, hotWindows: 0, baseline: undefined };
+      return [s, verdict('cleared', w, s)];
+    }
+    if (sample.atMs >= s.episode.endsAtMs) return [s, verdict('deadline-expired', w, s)];
+    return [s, verdict('window', w, s)];
+  }
+
+  if (w.kind === 'hot') s = { ...s, hotWindows: s.hotWindows + 1, baseline: s.baseline ?? snapshot(last) };
+  else if (w.kind === 'clear') s = { ...s, hotWindows: 0, baseline: undefined };
+  if (critical) {
+    s = begin(s, sample, w, 0, true);
+    return [s, verdict('critical', w, s)];
+  }
+  if (s.hotWindows >= cfg.hotWindowsToStall) {
+    s = begin(s, sample, w, cfg.graceS * 1000, false);
+    return [s, verdict('standing-still', w, s)];
+  }
+  return [s, verdict('window', w, s)];
+}
+
+/** After the culprit's command was stopped or the slice's brake raised: the episode starts over. */
+export function resetSliceEpisode(s: SliceState): SliceState {
+  return { ...s, hotWindows: 0, baseline: undefined, episode: undefined };
+}

@@ -1,0 +1,114 @@
+/**
+ * The event feed of one slice: a PSI trigger below the trip line on the slice's memory.pressure
+ * (any member stalling wakes it), and wake-ups from the machine watch when MemAvailable runs
+ * short. Awake, it takes one window every windowS until the slice is clear and the machine is
+ * not short; then it sleeps and costs nothing.
+ */
+import * as path from 'node:path';
+import { CgroupGoneError } from '../cgroup/read';
+import type { DetectorConfig } from '../config/schema';
+import { type NativeError, PsiTrigger, type PsiTriggerSpec } from '../native';
+import { type SliceLimits, type SliceSample, type SliceState, type SliceVerdict, initialSliceState, stepSlice } from './detector';
+import { readSliceSample } from './read';
+
+export interface SliceFeedHost {
+  config: DetectorConfig;
+  limits: SliceLimits;
+  onVerdict(verdict: SliceVerdict, sample: SliceSample): void;
+  onGone(): void;
+  log(msg: string, fields: Record<string, unknown>): void;
+  /** A monotonic clock in ms. */
+  now(): number;
+  /** The machine is short of memory: keep taking windows even when the slice looks clear. */
+  machineShort(): boolean;
+  armTrigger?: (file: string, spec: PsiTriggerSpec, onEvent: (kind: 'fired' | 'gone') => void) => Pick<PsiTrigger, 'close' | 'unref'>;
+  /** Reads a sample (tests pass their own). */
+  read?: (dir: string, atMs: number) => SliceSample;
+}
+
+export class SliceFeed {
+  state: SliceState = initialSliceState();
+  lastVerdict: SliceVerdict | undefined;
+  /** Why the slice has no PSI trigger, when it has none (then only the machine watch wakes it). */
+  triggerProblem: string | undefined;
+  private trigger: Pick<PsiTrigger, 'close' | 'unref'> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    readonly slice: string,
+    readonly dir: string,
+    private readonly host: SliceFeedHost,
+  ) {}
+
+  get sampling(): boolean {
+    return this.timer !== undefined;
+  }
+
+  start(): void {
+    const cfg = this.host.config;
+    const windowUs = cfg.windowS * 1_000_000;
+    try {
+      const arm = this.host.armTrigger ?? ((f, spec, cb) => PsiTrigger.arm(f, spec, cb));
+      this.trigger = arm(path.join(this.dir, 'memory.pressure'), { kind: 'full', stallUs: Math.max(1, Math.round(cfg.clearShare * windowUs)), windowUs }, (kind) => {
+        if (kind === 'fired') this.wake('psi-trigger');
+        else this.gone();
+      });
+      this.trigger.unref();
+    } catch (err) {
+      this.triggerProblem = `${(err as NativeError).code ?? ''} ${(err as Error).message}`.trim();
+      this.host.log('no PSI trigger on the slice: only the machine watch wakes it', { dir: this.dir, reason: this.triggerProblem });
+    }
+  }
+
+  wake(why: string): void {
+    if (this.sampling) return;
+    this.host.log('slice waking', { dir: this.dir, why });
+    this.sample();
+    if (this.stopped || this.state.last === undefined) return; // gone, or asleep again at once
+    this.timer = setInterval(() => this.sample(), this.host.config.windowS * 1000);
+    this.timer.unref();
+  }
+
+  sample(): SliceVerdict | undefined {
+    let sample: SliceSample;
+    try {
+      sample = (this.host.read ?? readSliceSample)(this.dir, this.host.now());
+    } catch (err) {
+      if (err instanceof CgroupGoneError) {
+        this.gone();
+        return undefined;
+      }
+      throw err;
+    }
+    const [next, verdict] = stepSlice(this.state, sample, this.host.config, this.host.limits);
+    this.state = next;
+    this.lastVerdict = verdict;
+    this.host.onVerdict(verdict, sample);
+    if (verdict.window !== undefined && verdict.state === 'clear' && this.state.episode === undefined && !this.host.machineShort()) this.sleep();
+    return verdict;
+  }
+
+  setState(state: SliceState): void {
+    this.state = state;
+  }
+
+  private sleep(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.state = { ...this.state, last: undefined };
+  }
+
+  private gone(): void {
+    this.stop();
+    this.host.onGone();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.trigger?.close();
+    this.trigger = undefined;
+  }
+}

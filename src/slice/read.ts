@@ -1,0 +1,83 @@
+/**
+ * Thin readers for the slice detector: one SliceSample from the slice's cgroup files, its members'
+ * (every cgroup below it, nested slices and their units too) and /proc/meminfo.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseFlatKeyed, parseLimit, parsePressure, parseRequiredKeys, parseSingle } from '../cgroup/parse';
+import { CgroupGoneError, readCgroupFile, readOptional } from '../cgroup/read';
+import type { MemberSample, SliceSample } from './detector';
+
+/** /proc/meminfo's MemAvailable and MemTotal, in bytes (pure). */
+export function parseMeminfo(text: string): { availableBytes: number; totalBytes: number } {
+  const kb = (key: string): number => {
+    const m = new RegExp(`^${key}:\\s+(\\d+) kB$`, 'm').exec(text);
+    if (!m) throw new Error(`/proc/meminfo: unexpected content: no ${key} line (kernel < 3.14?)`);
+    return Number(m[1]) * 1024;
+  };
+  return { availableBytes: kb('MemAvailable'), totalBytes: kb('MemTotal') };
+}
+
+export function readMeminfo(): { availableBytes: number; totalBytes: number } {
+  return parseMeminfo(fs.readFileSync('/proc/meminfo', 'utf8'));
+}
+
+/** Nested slices deeper than this are counted with their parent member (systemd nests by dashes, rarely deep). */
+const MEMBER_DEPTH = 3;
+
+/** A member's figures; undefined when it vanished between the listing and the read. */
+function readMember(dir: string, rel: string): MemberSample | undefined {
+  try {
+    const current = parseSingle(readCgroupFile(dir, 'memory.current'), path.join(dir, 'memory.current'));
+    const pressure = readOptional(dir, 'memory.pressure');
+    const fullUs = pressure === undefined ? 0 : (parsePressure(pressure, path.join(dir, 'memory.pressure')).full?.totalUs ?? 0);
+    return { path: rel, currentBytes: current, fullUs };
+  } catch (err) {
+    if (err instanceof CgroupGoneError) return undefined;
+    throw err;
+  }
+}
+
+/** Every cgroup below `sliceDir`, as paths relative to it. */
+export function readMembers(sliceDir: string): MemberSample[] {
+  const out: MemberSample[] = [];
+  const walk = (rel: string, depth: number): void => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(path.join(sliceDir, rel), { withFileTypes: true });
+    } catch {
+      return; // gone meanwhile
+    }
+    for (const e of entries) {
+      if (!e.isDirectory()) continue;
+      const child = rel === '' ? e.name : `${rel}/${e.name}`;
+      const m = readMember(path.join(sliceDir, child), child);
+      if (!m) continue;
+      out.push(m);
+      if (e.name.endsWith('.slice') && depth < MEMBER_DEPTH) walk(child, depth + 1);
+    }
+  };
+  walk('', 1);
+  return out;
+}
+
+/** One sample of the slice at `sliceDir`. Throws CgroupGoneError when the slice is gone. */
+export function readSliceSample(sliceDir: string, atMs: number): SliceSample {
+  const f = (name: string): string => readCgroupFile(sliceDir, name);
+  const stat = parseRequiredKeys(f('memory.stat'), path.join(sliceDir, 'memory.stat'), ['anon', 'shmem'] as const);
+  const events = parseFlatKeyed(f('memory.events.local'), path.join(sliceDir, 'memory.events.local'));
+  const mem = readMeminfo();
+  return {
+    atMs,
+    currentBytes: parseSingle(f('memory.current'), path.join(sliceDir, 'memory.current')),
+    highBytes: parseLimit(f('memory.high'), path.join(sliceDir, 'memory.high')),
+    maxBytes: parseLimit(f('memory.max'), path.join(sliceDir, 'memory.max')),
+    anonBytes: stat.anon,
+    shmemBytes: stat.shmem,
+    highEvents: events.high ?? 0,
+    maxEvents: events.max ?? 0,
+    members: readMembers(sliceDir),
+    memAvailableBytes: mem.availableBytes,
+    memTotalBytes: mem.totalBytes,
+  };
+}
