@@ -71,10 +71,11 @@ function runSession(name, opts, argv) {
 
 /**
  * The agent fixture (fixtures/agent.py: an agent, an MCP server, git and a build wanting MIB)
- * as session NAME under a 64 MiB brake without swap; resolves with the pids it reports.
+ * as session NAME (by default under a 64 MiB brake without swap; RUNOPTS: other sbctl run
+ * options); resolves with the pids it reports.
  */
-async function startAgent(name, mib, seconds) {
-  const s = runSession(name, ['--memory-high', '64M', '--memory-max', '1G', '--swap-max', '0'], ['python3', path.join(__dirname, 'fixtures/agent.py'), String(mib), String(seconds)]);
+async function startAgent(name, mib, seconds, runOpts = ['--memory-high', '64M', '--memory-max', '1G', '--swap-max', '0']) {
+  const s = runSession(name, runOpts, ['python3', path.join(__dirname, 'fixtures/agent.py'), String(mib), String(seconds)]);
   try {
     const pids = await waitFor(() => {
       const line = s.output().split('\n').find((l) => l.startsWith('{"agent"'));

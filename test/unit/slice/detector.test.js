@@ -1,0 +1,165 @@
+// @ts-check
+'use strict';
+// The slice detector (design.md §11): hot only when a member stalls and the slice's brake, its
+// ceiling or the machine is the cause; two hot windows, then a grace; no grace when the machine
+// is nearly out of memory. Replayed on the recorded neighbour trace too.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { stepSlice, initialSliceState, resetSliceEpisode } = require('../../../dist/slice/detector.js');
+const { chooseCulprit } = require('../../../dist/slice/culprit.js');
+const { parseConfig } = require('../../../dist/config/load.js');
+const { loadTrace } = require('../../support/traces.js');
+
+const MiB = 2 ** 20;
+const GiB = 2 ** 30;
+const cfg = parseConfig({ detector: { graceS: 10 } }, 'test').detector;
+const limits = { reserveBytes: 1 * GiB, criticalAvailableShare: 0.05 };
+
+/** A slice of two members; next() advances one 2 s window. */
+function slice({ high = 320 * MiB, max = Infinity, avail = 8 * GiB, total = 16 * GiB } = {}) {
+  let s = { atMs: 0, currentBytes: 0, highBytes: high, maxBytes: max, anonBytes: 0, shmemBytes: 0, highEvents: 0, maxEvents: 0, memAvailableBytes: avail, memTotalBytes: total,
+    members: [{ path: 'a.scope', currentBytes: 160 * MiB, fullUs: 0 }, { path: 'b.scope', currentBytes: 100 * MiB, fullUs: 0 }] };
+  const sum = (x) => ({ ...x, currentBytes: x.members.reduce((n, m) => n + m.currentBytes, 0), anonBytes: x.members.reduce((n, m) => n + m.currentBytes, 0) });
+  s = sum(s);
+  return {
+    first: () => ({ ...s }),
+    next({ shareA = 0, shareB = 0, growB = 0, highEvents = 0, avail = s.memAvailableBytes, dt = 2000 } = {}) {
+      const [a, b] = s.members;
+      s = sum({ ...s, atMs: s.atMs + dt, highEvents: s.highEvents + highEvents, memAvailableBytes: avail, members: [
+        { ...a, fullUs: a.fullUs + shareA * dt * 1000 },
+        { ...b, currentBytes: b.currentBytes + growB, fullUs: b.fullUs + shareB * dt * 1000 },
+      ] });
+      return { ...s };
+    },
+  };
+}
+
+function run(samples, l = limits) {
+  let st = initialSliceState();
+  return samples.map((x) => {
+    const [next, v] = stepSlice(st, x, cfg, l);
+    st = next;
+    return v;
+  });
+}
+
+test("members stalling against the slice's brake: two hot windows, then standing still with the grace", () => {
+  const s = slice();
+  const vs = run([s.first(), s.next({ shareA: 0.8, shareB: 0.9, growB: 30 * MiB, highEvents: 50 }), s.next({ shareA: 0.8, shareB: 0.9, highEvents: 50 }), s.next({ shareA: 0.8, shareB: 0.9, highEvents: 50 })]);
+  assert.deepEqual(vs.map((v) => v.event), ['first-sample', 'window', 'standing-still', 'window']);
+  const ep = vs[2].episode;
+  assert.equal(ep.cause, 'slice-brake');
+  assert.equal(ep.endsAtMs - ep.startedAtMs, 10_000);
+  assert.equal(ep.membersAtStart['b.scope'], 100 * MiB, 'the baseline is taken before the first hot window');
+  assert.equal(vs[1].window.stalledMember, 'b.scope');
+});
+
+test('members stalling with neither the slice nor the machine bound: clear (their own brakes are their business)', () => {
+  const s = slice({ high: Infinity });
+  const vs = run([s.first(), s.next({ shareA: 0.9 }), s.next({ shareA: 0.9 }), s.next({ shareA: 0.9 })]);
+  assert.deepEqual(vs.filter((v) => v.window && v.window.kind !== 'clear'), []);
+  assert.match(vs[1].window.reason, /neither the slice's brake/);
+});
+
+test('the deadline expires after the grace; a clear window ends the episode', () => {
+  const s = slice();
+  const hot = { shareA: 0.8, shareB: 0.9, highEvents: 10 };
+  const vs = run([s.first(), s.next(hot), s.next(hot), s.next(hot), s.next(hot), s.next(hot), s.next(hot), s.next(hot), s.next({})]);
+  assert.deepEqual(vs.map((v) => v.event), ['first-sample', 'window', 'standing-still', 'window', 'window', 'window', 'window', 'deadline-expired', 'cleared']);
+});
+
+test('the machine short of memory is a cause; nearly out of it, there is no grace', () => {
+  const s = slice({ high: Infinity, avail: 4 * GiB, total: 8 * GiB });
+  const short = run([s.first(), s.next({ shareB: 0.7, avail: 800 * MiB }), s.next({ shareB: 0.7, avail: 700 * MiB })]);
+  assert.equal(short[2].event, 'standing-still');
+  assert.equal(short[2].episode.cause, 'machine');
+  const s2 = slice({ high: Infinity });
+  const crit = run([s2.first(), s2.next({ avail: 900 * MiB }), s2.next({ growB: 200 * MiB, avail: 500 * MiB })]);
+  assert.equal(crit[1].event, 'window', 'short of memory but nobody stalls: nothing yet');
+  assert.equal(crit[2].event, 'critical', 'below 5 % of 16 GiB: at once, no stall needed');
+  assert.equal(crit[2].episode.endsAtMs, crit[2].episode.startedAtMs, 'no grace');
+});
+
+test('critical on the very first sample (the feed just woke)', () => {
+  const s = slice({ high: Infinity, avail: 100 * MiB });
+  const [v] = run([s.first()]);
+  assert.equal(v.event, 'critical');
+});
+
+test('page cache under the slice brake (anon fuse open) is clear', () => {
+  const s = slice();
+  const first = s.first();
+  const b = s.next({ shareA: 0.9, shareB: 0.9, highEvents: 10 });
+  const vs = run([first, { ...b, anonBytes: b.currentBytes * 0.3 }]);
+  assert.equal(vs[1].window.kind, 'clear');
+  assert.match(vs[1].window.reason, /page cache/);
+});
+
+test('resetSliceEpisode starts over', () => {
+  const s = slice();
+  const hot = { shareA: 0.8, shareB: 0.9, highEvents: 10 };
+  let st = initialSliceState();
+  for (const x of [s.first(), s.next(hot), s.next(hot)]) [st] = stepSlice(st, x, cfg, limits);
+  assert.ok(st.episode);
+  st = resetSliceEpisode(st);
+  assert.equal(st.episode, undefined);
+  assert.equal(st.hotWindows, 0);
+});
+
+/** The recorded neighbour trace as slice samples every 2 s: the slice is the two scopes under a 320 MiB brake. */
+function neighbourSlice() {
+  const records = loadTrace('neighbour');
+  const out = [];
+  const byT = new Map();
+  for (const r of records) {
+    const list = byT.get(r.t_ms) ?? [];
+    list.push(r);
+    byT.set(r.t_ms, list);
+  }
+  let next = 0;
+  for (const [t, rs] of [...byT.entries()].sort((a, b) => a[0] - b[0])) {
+    if (t < next) continue;
+    next = t + 2000 - 125;
+    const live = rs.filter((r) => !r.gone);
+    const current = live.reduce((n, r) => n + r.current, 0);
+    out.push({ atMs: t, currentBytes: current, highBytes: 320 * MiB, maxBytes: Infinity, anonBytes: live.reduce((n, r) => n + r.anon, 0), shmemBytes: 0,
+      highEvents: 0, maxEvents: 0, memAvailableBytes: 2 * GiB, memTotalBytes: 3 * GiB,
+      members: live.map((r) => ({ path: r.unit, currentBytes: r.current, fullUs: r.pressure_full_us })) });
+  }
+  return out;
+}
+
+test('neighbour trace: the slice stands still against its brake and the greedy one is the culprit, never the innocent', () => {
+  const samples = neighbourSlice();
+  const vs = run(samples);
+  const still = vs.findIndex((v) => v.event === 'standing-still');
+  assert.ok(still > 0, 'the slice stands still');
+  assert.equal(vs[still].episode.cause, 'slice-brake');
+  assert.ok(samples[still].atMs > 25_000, `only after the greedy one arrived (at ${samples[still].atMs} ms)`);
+  // judged at the deadline, and at every later window: always the greedy one
+  for (let i = still; i < vs.length; i++) {
+    const ep = vs[i].episode;
+    if (!ep) continue;
+    const c = chooseCulprit(samples[i].members, ep.membersAtStart, 320 * MiB, 64 * MiB);
+    assert.notEqual(c.culprit?.path, 'innocent.scope', `window ${i}: ${c.why}`);
+  }
+  const atExpiry = vs.findIndex((v) => v.event === 'deadline-expired');
+  assert.ok(atExpiry > still, 'the grace runs out');
+  const c = chooseCulprit(samples[atExpiry].members, vs[atExpiry].episode.membersAtStart, 320 * MiB, 64 * MiB);
+  assert.equal(c.culprit?.path, 'greedy.scope', c.why);
+});
+
+test('the single-session traces never make a slice without a brake stand still', () => {
+  for (const name of ['wedged', 'pagecache', 'healthy', 'raised']) {
+    const records = loadTrace(name).filter((r) => !r.gone);
+    const samples = [];
+    let next = 0;
+    for (const r of records) {
+      if (r.t_ms < next) continue;
+      next = r.t_ms + 2000 - 125;
+      samples.push({ atMs: r.t_ms, currentBytes: r.current, highBytes: Infinity, maxBytes: Infinity, anonBytes: r.anon, shmemBytes: r.shmem, highEvents: 0, maxEvents: 0,
+        memAvailableBytes: 2 * GiB, memTotalBytes: 3 * GiB, members: [{ path: r.unit, currentBytes: r.current, fullUs: r.pressure_full_us }] });
+    }
+    assert.deepEqual(run(samples).filter((v) => v.state !== 'clear' && v.event !== 'first-sample').map((v) => v.explain), [], name);
+  }
+});
