@@ -1,0 +1,49 @@
+// @ts-check
+'use strict';
+// In the guest, as tester: N sessions (sbctl run) in storm.slice under one collective brake,
+// GREEDY of them the stand-in agent (test/vm/guest/fixtures/agent.py, whose build wants 400 MiB),
+// the rest innocent (each holds 20 MiB and keeps touching 4 MiB). Reads the slice's
+// memory.current every 100 ms and prints each onset (ms since the epoch when it reached
+// 95 % of the brake from below: the slice starts standing still), then waits until every greedy
+// build is gone or TIMEOUT_S passed. Prints, tab-separated:
+//   onset  MS                      one line per onset
+//   session NAME KIND PIDS_JSON    one line per session (KIND greedy|innocent)
+//   node slice-storm.js N GREEDY BRAKE_MIB TIMEOUT_S
+const fs = require('node:fs');
+const { spawn } = require('node:child_process');
+const readline = require('node:readline');
+
+const SLICE = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/storm.slice';
+const INNOCENT = 'import mmap, time\nk = [b"\\x01" * (1 << 20) for _ in range(20)]\nprint("{}", flush=True)\nwhile True:\n    m = mmap.mmap(-1, 4 << 20)\n    for o in range(0, 4 << 20, 4096): m[o] = 1\n    m.close(); time.sleep(0.05)\n';
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const alive = (pid) => { try { return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; } };
+
+function run(name, argv) {
+  const child = spawn('node', ['/mnt/proj/dist/cli/main.js', 'run', '-n', name, '--slice', 'storm.slice', '--memory-high', '4G', '--swap-max', '0', '--', ...argv], { stdio: ['ignore', 'pipe', 'ignore'] });
+  return new Promise((resolve) => readline.createInterface({ input: /** @type {any} */ (child.stdout) }).once('line', (l) => resolve(JSON.parse(l))));
+}
+
+async function main() {
+  const [n, greedy, brakeMib, timeoutS] = process.argv.slice(2).map(Number);
+  const brake = brakeMib * 2 ** 20;
+  const sessions = [];
+  // the innocents first, so the slice is full of honest work when the greedy ones start
+  for (let i = 0; i < n - greedy; i++) sessions.push({ name: `inn-${i}`, kind: 'innocent', pids: await run(`inn-${i}`, ['python3', '-c', INNOCENT]) });
+  const starts = [];
+  for (let i = 0; i < greedy; i++) starts.push(run(`greedy-${i}`, ['python3', '/mnt/proj/test/vm/guest/fixtures/agent.py', '400', '600']).then((pids) => sessions.push({ name: `greedy-${i}`, kind: 'greedy', pids })));
+  await Promise.all(starts);
+  const end = Date.now() + timeoutS * 1000;
+  let above = false;
+  while (Date.now() < end) {
+    const cur = Number(fs.readFileSync(`${SLICE}/memory.current`, 'utf8'));
+    if (!above && cur >= 0.95 * brake) console.log(`onset\t${Date.now()}`);
+    above = cur >= 0.95 * brake;
+    if (sessions.filter((s) => s.kind === 'greedy').every((s) => !alive(s.pids.hog))) break;
+    await sleep(100);
+  }
+  for (const s of sessions) console.log(['session', s.name, s.kind, JSON.stringify(s.pids)].join('\t'));
+}
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
