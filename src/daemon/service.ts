@@ -99,7 +99,9 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
       if (r.level === 'critical' && f.sampling) f.sample(); // no waiting for the next window
       else if (r.level !== 'ok') f.wake(`machine ${r.level}`);
     }
-  }, (msg, fields) => log.warn(fields, msg));
+  }, (msg, fields) => log.warn(fields, msg), () => {
+    for (const f of sliceFeeds.values()) if (!f.sampling) f.observe();
+  });
   const watchSlice = (s: Session): void => {
     if (!config.arbitration.enabled || sliceFeeds.has(s.slice)) return;
     const feed = new SliceFeed(s.slice, path.dirname(s.cgroupDir), {

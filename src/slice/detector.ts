@@ -64,8 +64,17 @@ export interface SliceEpisode {
   membersAtStart: Record<string, number>;
 }
 
+/** Members' memory.current at one instant while the slice was not standing still. */
+export interface MembersSnapshot {
+  atMs: number;
+  members: Record<string, number>;
+}
+
 export interface SliceState {
   last: SliceSample | undefined;
+  /** Recent snapshots from before any stall, oldest first: under a collective brake the greedy
+   * member has done its growing by the time the slice stalls, so the baseline must be older. */
+  history: MembersSnapshot[];
   hotWindows: number;
   /** Members at the first hot window of the current run of hot windows. */
   baseline: Record<string, number> | undefined;
@@ -83,11 +92,37 @@ export interface SliceVerdict {
   explain: string;
 }
 
-export const initialSliceState = (): SliceState => ({ last: undefined, hotWindows: 0, baseline: undefined, episode: undefined, lastWindow: undefined });
+export const initialSliceState = (): SliceState => ({ last: undefined, history: [], hotWindows: 0, baseline: undefined, episode: undefined, lastWindow: undefined });
 
 const pct = (x: number): string => x.toFixed(2);
 const mib = (b: number): string => `${Math.round(b / 2 ** 20)} MiB`;
-const snapshot = (s: SliceSample): Record<string, number> => Object.fromEntries(s.members.map((m) => [m.path, m.currentBytes]));
+const snapshot = (s: Pick<SliceSample, 'members'>): Record<string, number> => Object.fromEntries(s.members.map((m) => [m.path, m.currentBytes]));
+
+/**
+ * How far back the culprit's baseline reaches: the oldest snapshot within this span before the
+ * stall. Measured in the guest: a greedy build filled a 320 MiB slice brake within seconds of its
+ * start, then grew 1 MiB per 4 s; a minute keeps its start in view while a member that has held
+ * steady for a minute counts as not growing.
+ */
+export const BASELINE_SPAN_MS = 60_000;
+/** One snapshot per window is enough: the machine watch may tick much faster on a small machine. */
+const SNAPSHOT_EVERY_MS = 2_000;
+
+/** Remember the members' sizes at `atMs` (pure): snapshots older than the span are dropped, and
+ * none is kept while the slice stands still (its baseline is already chosen). */
+export function noteMembers(s: SliceState, atMs: number, members: ReadonlyArray<{ path: string; currentBytes: number }>): SliceState {
+  if (s.episode || s.hotWindows > 0) return s;
+  const newest = s.history[s.history.length - 1];
+  if (newest && atMs - newest.atMs < SNAPSHOT_EVERY_MS && atMs >= newest.atMs) return s;
+  const history = s.history.filter((h) => atMs - h.atMs <= BASELINE_SPAN_MS && h.atMs < atMs);
+  history.push({ atMs, members: snapshot({ members: members as MemberSample[] }) });
+  return { ...s, history };
+}
+
+/** The baseline for a stall seen first at `atMs`: the oldest snapshot within the span before it. */
+function baselineAt(s: SliceState, atMs: number, fallback: SliceSample): Record<string, number> {
+  return s.history.find((h) => atMs - h.atMs <= BASELINE_SPAN_MS && h.atMs <= atMs)?.members ?? snapshot(fallback);
+}
 
 export const isCritical = (s: SliceSample, l: SliceLimits): boolean => s.memAvailableBytes < l.criticalAvailableShare * s.memTotalBytes;
 
@@ -133,7 +168,7 @@ function verdict(event: SliceEvent, w: SliceWindow | undefined, s: SliceState): 
 
 function begin(s: SliceState, sample: SliceSample, w: SliceWindow | undefined, graceMs: number, critical: boolean): SliceState {
   const cause: SliceCause = critical ? 'machine' : (w?.causes[0] ?? 'machine');
-  const episode: SliceEpisode = { startedAtMs: sample.atMs, endsAtMs: sample.atMs + (critical ? 0 : graceMs), cause, critical, currentAtStart: sample.currentBytes, membersAtStart: s.baseline ?? snapshot(s.last ?? sample) };
+  const episode: SliceEpisode = { startedAtMs: sample.atMs, endsAtMs: sample.atMs + (critical ? 0 : graceMs), cause, critical, currentAtStart: sample.currentBytes, membersAtStart: s.baseline ?? baselineAt(s, sample.atMs, sample) };
   return { ...s, episode };
 }
 
@@ -171,8 +206,11 @@ export function stepSlice(state: SliceState, sample: SliceSample, cfg: DetectorC
     return [s, verdict('window', w, s)];
   }
 
-  if (w.kind === 'hot') s = { ...s, hotWindows: s.hotWindows + 1, baseline: s.baseline ?? snapshot(last) };
-  else if (w.kind === 'clear') s = { ...s, hotWindows: 0, baseline: undefined };
+  if (w.kind === 'hot') s = { ...s, hotWindows: s.hotWindows + 1, baseline: s.baseline ?? baselineAt(s, last.atMs, last) };
+  else {
+    if (w.kind === 'clear') s = { ...s, hotWindows: 0, baseline: undefined };
+    s = noteMembers(s, sample.atMs, sample.members);
+  }
   if (critical) {
     s = begin(s, sample, w, 0, true);
     return [s, verdict('critical', w, s)];
@@ -186,5 +224,5 @@ export function stepSlice(state: SliceState, sample: SliceSample, cfg: DetectorC
 
 /** After the culprit's command was stopped or the slice's brake raised: the episode starts over. */
 export function resetSliceEpisode(s: SliceState): SliceState {
-  return { ...s, hotWindows: 0, baseline: undefined, episode: undefined };
+  return { ...s, hotWindows: 0, baseline: undefined, episode: undefined, history: [] };
 }

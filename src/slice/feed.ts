@@ -8,8 +8,8 @@ import * as path from 'node:path';
 import { CgroupGoneError } from '../cgroup/read';
 import type { DetectorConfig } from '../config/schema';
 import { type NativeError, PsiTrigger, type PsiTriggerSpec } from '../native';
-import { type SliceLimits, type SliceSample, type SliceState, type SliceVerdict, initialSliceState, stepSlice } from './detector';
-import { readSliceSample } from './read';
+import { type MemberSample, type SliceLimits, type SliceSample, type SliceState, type SliceVerdict, initialSliceState, noteMembers, stepSlice } from './detector';
+import { readMembers, readSliceSample } from './read';
 
 export interface SliceFeedHost {
   config: DetectorConfig;
@@ -24,6 +24,7 @@ export interface SliceFeedHost {
   armTrigger?: (file: string, spec: PsiTriggerSpec, onEvent: (kind: 'fired' | 'gone') => void) => Pick<PsiTrigger, 'close' | 'unref'>;
   /** Reads a sample (tests pass their own). */
   read?: (dir: string, atMs: number) => SliceSample;
+  readMembers?: (dir: string) => MemberSample[];
 }
 
 export class SliceFeed {
@@ -87,6 +88,16 @@ export class SliceFeed {
     this.host.onVerdict(verdict, sample);
     if (verdict.window !== undefined && verdict.state === 'clear' && this.state.episode === undefined && !this.host.machineShort()) this.sleep();
     return verdict;
+  }
+
+  /** Note the members' sizes now (the machine watch's tick): the culprit's baseline, should a stall come. */
+  observe(): void {
+    if (this.stopped || this.state.episode) return;
+    try {
+      this.state = noteMembers(this.state, this.host.now(), (this.host.readMembers ?? readMembers)(this.dir));
+    } catch {
+      /* unreadable now: the next tick tries again */
+    }
   }
 
   setState(state: SliceState): void {

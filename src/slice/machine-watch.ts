@@ -54,6 +54,8 @@ export class MachineWatch {
     /** Every reading that is not 'ok', and the first 'ok' after one that was not. */
     private readonly onLevel: (r: MachineReading) => void,
     private readonly log: (msg: string, fields: Record<string, unknown>) => void,
+    /** Every reading (the slices note their members' sizes on it). */
+    private readonly onTick: (r: MachineReading) => void = () => {},
   ) {}
 
   get running(): boolean {
@@ -95,6 +97,7 @@ export class MachineWatch {
     }
     const was = this.last?.level ?? 'ok';
     this.last = reading;
+    this.onTick(reading);
     if (reading.level !== 'ok' || was !== 'ok') this.onLevel(reading);
     this.timer = setTimeout(() => this.check(), nextCheckMs(reading.availableBytes, reading.totalBytes, this.lines));
     this.timer.unref();

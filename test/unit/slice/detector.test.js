@@ -5,7 +5,7 @@
 // is nearly out of memory. Replayed on the recorded neighbour trace too.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { stepSlice, initialSliceState, resetSliceEpisode } = require('../../../dist/slice/detector.js');
+const { stepSlice, initialSliceState, resetSliceEpisode, noteMembers, BASELINE_SPAN_MS } = require('../../../dist/slice/detector.js');
 const { chooseCulprit } = require('../../../dist/slice/culprit.js');
 const { parseConfig } = require('../../../dist/config/load.js');
 const { loadTrace } = require('../../support/traces.js');
@@ -162,4 +162,28 @@ test('the single-session traces never make a slice without a brake stand still',
     }
     assert.deepEqual(run(samples).filter((v) => v.state !== 'clear' && v.event !== 'first-sample').map((v) => v.explain), [], name);
   }
+});
+
+test('the baseline reaches back before the stall: a greedy member that filled the brake in seconds grew most', () => {
+  // as measured in the guest: the greedy one fills the slice within seconds, then barely moves
+  let st = initialSliceState();
+  st = noteMembers(st, 0, [{ path: 'innocent.scope', currentBytes: 180 * MiB }]);
+  st = noteMembers(st, 20_000, [{ path: 'innocent.scope', currentBytes: 180 * MiB }, { path: 'greedy.scope', currentBytes: 5 * MiB }]);
+  const members = (greedy, fullI, fullG) => [{ path: 'innocent.scope', currentBytes: 180 * MiB, fullUs: fullI }, { path: 'greedy.scope', currentBytes: greedy, fullUs: fullG }];
+  const at = (t, greedy, full) => ({ atMs: t, currentBytes: 180 * MiB + greedy, highBytes: 320 * MiB, maxBytes: Infinity, anonBytes: 180 * MiB + greedy, shmemBytes: 0,
+    highEvents: t, maxEvents: 0, memAvailableBytes: 8 * GiB, memTotalBytes: 16 * GiB, members: members(greedy, full, full) });
+  const vs = [];
+  for (const x of [at(30_000, 139 * MiB, 0), at(32_000, 140 * MiB, 1_800_000), at(34_000, 140 * MiB, 3_600_000)]) {
+    const [next, v] = stepSlice(st, x, cfg, limits);
+    st = next;
+    vs.push(v);
+  }
+  assert.equal(vs[2].event, 'standing-still');
+  assert.deepEqual(vs[2].episode.membersAtStart, { 'innocent.scope': 180 * MiB }, 'the oldest snapshot within the span, from before the greedy one existed');
+  const c = chooseCulprit(at(34_000, 140 * MiB, 0).members, vs[2].episode.membersAtStart, 320 * MiB, 64 * MiB);
+  assert.equal(c.culprit?.path, 'greedy.scope');
+  assert.equal(c.culprit?.rule, 'grew-most');
+  // older than the span: forgotten
+  const later = noteMembers(st.episode ? resetSliceEpisode(st) : st, 20_000 + BASELINE_SPAN_MS + 10_000, []);
+  assert.ok(later.history.every((h) => h.atMs > 20_000));
 });

@@ -72,7 +72,7 @@ test("a slice's brake: the greedy's build is stopped, the innocent keeps working
   const after = rounds(innocent.output());
   t.diagnostic(`innocent rounds: ${before} at the stop, ${after} 15 s later`);
   assert.ok(after > before, 'the innocent still completes rounds after the stop');
-  assert.equal(readCgroupFile(cgroupOf('innocent'), 'memory.high'), String(2 * 1024 * MiB), "the innocent's brake is untouched");
+  assert.equal(readCgroupFile(path.join(NBR, 'innocent.scope'), 'memory.high'), String(2 * 1024 * MiB), "the innocent's brake is untouched");
   for (const type of ['culprit', 'will-stop', 'standing-still', 'brake-raised']) assert.deepEqual(inc.of('innocent', type), [], `no ${type} for the innocent`);
   const status = JSON.parse(sbctl('status', '--json').stdout);
   const row = status.slices.find((s) => s.slice === 'nbr.slice');
@@ -89,7 +89,7 @@ test("a slice's brake with slice raising allowed: the slice's brake is raised an
   await sleep(5_000);
   assert.ok(rounds(innocent.output()) > before, 'the innocent still completes rounds');
   assert.deepEqual(inc.incidents.filter((i) => i.type === 'will-stop'), [], 'nothing was stopped');
-  assert.equal(readCgroupFile(cgroupOf('innocent'), 'memory.high'), String(2 * 1024 * MiB), "the innocent's brake is untouched");
+  assert.equal(readCgroupFile(path.join(NBR, 'innocent.scope'), 'memory.high'), String(2 * 1024 * MiB), "the innocent's brake is untouched");
 });
 
 test('the machine runs out: the greedy build is stopped before the kernel OOM killer', labOnly, async (t) => {
