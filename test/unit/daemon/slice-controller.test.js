@@ -111,3 +111,11 @@ test('planSliceRaise: a step, within MemAvailable minus the reserve and MemoryMa
   const none = planSliceRaise(sample({ memAvailableBytes: 1 * GiB + 8 * MiB }), 256 * MiB, 1 * GiB);
   assert.equal(none.toBytes, undefined);
 });
+
+test('observe-only: the slice raise is told as a would-be action and nothing is changed', async () => {
+  const t = setup({ observeOnly: true, arbitration: { raiseSlice: true } });
+  t.fire('standing-still');
+  await settle();
+  assert.deepEqual(t.raised, []);
+  assert.deepEqual(t.told.map((i) => [i.type, i.observeOnly]), [['slice-brake-raised', true]]);
+});

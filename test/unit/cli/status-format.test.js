@@ -1,0 +1,31 @@
+// @ts-check
+'use strict';
+// sbctl status for people: a slice sbd arbitrates shows its state, each member's figures (now,
+// growth since the episode began, fair share) and the culprit with the rule and why.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { formatStatus, formatSlice } = require('../../../dist/cli/status-format.js');
+
+const MiB = 2 ** 20;
+const service = { running: true, pid: 42, version: '0.1.0', uptimeS: 75, feed: 'psi', observeOnly: false, slices: ['nbr.slice'] };
+const slice = {
+  slice: 'nbr.slice', state: 'standing-still', cause: 'slice-brake', currentBytes: 320 * MiB, highBytes: 320 * MiB, maxBytes: Infinity, memAvailableBytes: 1024 * MiB,
+  members: [{ path: 'innocent.scope', currentBytes: 180 * MiB, growthBytes: 0, fairShareBytes: 160 * MiB }, { path: 'greedy.scope', currentBytes: 140 * MiB, growthBytes: 140 * MiB, fairShareBytes: 160 * MiB }],
+  culprit: { path: 'greedy.scope', rule: 'grew-most', why: 'greedy.scope grew most since the episode began: +140 MiB' }, deadlineS: 8, lastAction: null,
+};
+
+test('a standing-still slice: state with cause and time left, every member, the culprit and why', () => {
+  const lines = formatSlice(slice);
+  assert.equal(lines[0], 'slice nbr.slice: standing-still (slice-brake; 8s left); memory 320.0M, brake 320.0M, ceiling infinity; machine: 1.00G available');
+  assert.equal(lines[1], '  innocent.scope: 180.0M (fair share 160.0M)');
+  assert.equal(lines[2], '  greedy.scope: 140.0M (fair share 160.0M, +140.0M since the episode began)');
+  assert.equal(lines[3], '  culprit: greedy.scope (grew-most): greedy.scope grew most since the episode began: +140 MiB');
+});
+
+test('the slices come after the header, before the sessions; none without sbd', () => {
+  const out = formatStatus({ service, sessions: [], slices: [slice] }).split('\n');
+  assert.match(out[0], /^sbd: running/);
+  assert.match(out[1], /^slice nbr\.slice: standing-still/);
+  assert.equal(out[out.length - 1], 'no sessions');
+  assert.doesNotMatch(formatStatus({ service: { ...service, running: false }, sessions: [] }), /slice nbr/);
+});
