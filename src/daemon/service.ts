@@ -118,11 +118,24 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     });
     sliceFeeds.set(s.slice, feed);
     feed.start();
+    const events = path.join(feed.dir, 'memory.events.local');
+    try {
+      watch.add(events);
+      sliceByFile.set(events, feed);
+    } catch (err) {
+      log.warn({ slice: s.slice, file: events, err: String(err) }, "cannot watch the slice's brake counter: its PSI trigger and the machine watch still wake it");
+    }
     machine.start();
   };
   const unwatchSlice = (s: Session): void => {
     if (registry.countInSlice(s.slice) > 0) return;
-    sliceFeeds.get(s.slice)?.stop();
+    const feed = sliceFeeds.get(s.slice);
+    if (feed) {
+      const events = path.join(feed.dir, 'memory.events.local');
+      watch.remove(events);
+      sliceByFile.delete(events);
+    }
+    feed?.stop();
     sliceFeeds.delete(s.slice);
     if (sliceFeeds.size === 0) machine.stop();
   };
@@ -131,7 +144,14 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const freeze = new FreezeWatch(config, incidents, () => registry.values());
   const feeds = new Map<string, SessionFeed>();
   const byFile = new Map<string, Session>();
+  const sliceByFile = new Map<string, SliceFeed>();
   const watch = new FileWatch(({ path: file, kind }) => {
+    // The slice's own brake or ceiling was breached (memory.events.local): take windows.
+    const sf = sliceByFile.get(file);
+    if (sf) {
+      if (kind === 'modified') sf.wake("the slice's brake fired");
+      return;
+    }
     const s = byFile.get(file);
     if (!s) return;
     if (file === s.heartbeat) {
