@@ -9,11 +9,7 @@ import type { Config } from '../config/schema';
 import { FileWatch } from '../native';
 import { type Session, SessionRegistry } from '../sessions/registry';
 import { recordedUnits, recordsDir, removeRecord } from '../sessions/record';
-import { type FeedMode, type SessionRow, type SliceRow, type StatusReport, sessionRow } from '../sessions/status';
-import { SliceFeed } from '../slice/feed';
-import { MachineWatch } from '../slice/machine-watch';
-import { readSliceSample } from '../slice/read';
-import { sliceRow } from '../slice/status';
+import { type FeedMode, type SessionRow, type StatusReport, sessionRow } from '../sessions/status';
 import { SessionFeed } from '../stall/feed';
 import { DbusUserManager } from '../systemd/user-manager';
 import { VERSION } from '../version';
@@ -22,7 +18,7 @@ import { BrakeController } from './controller';
 import { Incidents } from './incidents';
 import { FreezeWatch } from './freeze-watch';
 import { LeftoverReaper } from './leftovers';
-import { SliceController } from './slice-controller';
+import { SliceArbiter } from './slice-arbiter';
 import { runNotifyCommand } from './notify-command';
 import type { Logger } from './log';
 import { notify, startWatchdog } from './notify';
@@ -79,79 +75,12 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     log: (level, msg, fields) => log[level](fields, msg),
   });
 
-  // One level up (design.md §11): each configured slice with sessions, and the machine.
-  const sliceFeeds = new Map<string, SliceFeed>();
-  const slices = new SliceController({
-    config,
-    manager,
-    incidents,
-    brakes: controller,
-    sessionAt: (dir) => {
-      for (const session of registry.values()) if (session.cgroupDir === dir) return { session, feed: feeds.get(session.unit) };
-      return undefined;
-    },
-    log: (level, msg, fields) => log[level](fields, msg),
-  });
-  const limits = { reserveBytes: config.raise.reserve, criticalAvailableShare: config.arbitration.criticalAvailableShare };
-  const machine = new MachineWatch(limits, (r) => {
-    log[r.level === 'ok' ? 'info' : 'warn']({ event: 'machine', level: r.level, memAvailableBytes: r.availableBytes, memTotalBytes: r.totalBytes }, `machine ${r.level}`);
-    for (const f of sliceFeeds.values()) {
-      if (r.level === 'critical' && f.sampling) f.sample(); // no waiting for the next window
-      else if (r.level !== 'ok') f.wake(`machine ${r.level}`);
-    }
-  }, (msg, fields) => log.warn(fields, msg), () => {
-    for (const f of sliceFeeds.values()) if (!f.sampling) f.observe();
-  });
-  const watchSlice = (s: Session): void => {
-    if (!config.arbitration.enabled || sliceFeeds.has(s.slice)) return;
-    const feed = new SliceFeed(s.slice, path.dirname(s.cgroupDir), {
-      config: config.detector,
-      limits,
-      onVerdict: (v, sample) => slices.onVerdict(feed, v, sample),
-      onGone: () => {
-        sliceFeeds.delete(s.slice);
-        log.debug({ slice: s.slice }, 'slice cgroup gone');
-      },
-      log: (msg, fields) => log.debug(fields, msg),
-      now: () => performance.now(),
-      machineShort: () => machine.last !== undefined && machine.last.level !== 'ok',
-    });
-    sliceFeeds.set(s.slice, feed);
-    feed.start();
-    const events = path.join(feed.dir, 'memory.events.local');
-    try {
-      watch.add(events);
-      sliceByFile.set(events, feed);
-    } catch (err) {
-      log.warn({ slice: s.slice, file: events, err: String(err) }, "cannot watch the slice's brake counter: its PSI trigger and the machine watch still wake it");
-    }
-    machine.start();
-  };
-  const unwatchSlice = (s: Session): void => {
-    if (registry.countInSlice(s.slice) > 0) return;
-    const feed = sliceFeeds.get(s.slice);
-    if (feed) {
-      const events = path.join(feed.dir, 'memory.events.local');
-      watch.remove(events);
-      sliceByFile.delete(events);
-    }
-    feed?.stop();
-    sliceFeeds.delete(s.slice);
-    if (sliceFeeds.size === 0) machine.stop();
-  };
-
   const reaper = new LeftoverReaper(config, incidents, (s, err) => log.warn({ unit: s.unit, err: String(err) }, 'reaping leftovers failed'));
   const freeze = new FreezeWatch(config, incidents, () => registry.values());
   const feeds = new Map<string, SessionFeed>();
   const byFile = new Map<string, Session>();
-  const sliceByFile = new Map<string, SliceFeed>();
   const watch = new FileWatch(({ path: file, kind }) => {
-    // The slice's own brake or ceiling was breached (memory.events.local): take windows.
-    const sf = sliceByFile.get(file);
-    if (sf) {
-      if (kind === 'modified') sf.wake("the slice's brake fired");
-      return;
-    }
+    if (slices.onFile(file, kind)) return;
     const s = byFile.get(file);
     if (!s) return;
     if (file === s.heartbeat) {
@@ -170,6 +99,19 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     if (file.endsWith('memory.events.local')) feeds.get(s.unit)?.wake('own brake fired');
   });
   watch.unref();
+  // One level up (design.md §11): each configured slice with sessions, and the machine.
+  const slices = new SliceArbiter({
+    config,
+    manager,
+    incidents,
+    brakes: controller,
+    sessions: () => registry.values(),
+    countInSlice: (slice) => registry.countInSlice(slice),
+    feedOf: (unit) => feeds.get(unit),
+    watchFile: (file) => watch.add(file),
+    unwatchFile: (file) => watch.remove(file),
+    log,
+  });
 
   const feedMode = (): FeedMode => {
     const modes = new Set([...feeds.values()].map((f) => f.mode));
@@ -209,7 +151,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     const savedSession = saved[s.unit];
     if (savedSession) controller.restore(s, feed, savedSession);
     reaper.watch(s);
-    watchSlice(s);
+    slices.watch(s);
     updateStatus();
   });
   registry.on('removed', (s) => {
@@ -225,7 +167,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     reaper.forget(s);
     incidents.forget(s.unit);
     save(s.unit, undefined);
-    unwatchSlice(s);
+    slices.unwatch(s);
     updateStatus();
   });
 
@@ -241,19 +183,10 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
         return sessionRow(s, state, deadline ? Math.max(0, (deadline.endsAtMs - now) / 1000) : null, incidents.lastAction(s.unit), now);
       })
       .filter((r): r is SessionRow => r !== undefined);
-    const sliceRows: SliceRow[] = [];
-    const nowMono = performance.now();
-    for (const f of sliceFeeds.values()) {
-      try {
-        sliceRows.push(sliceRow(f.slice, readSliceSample(f.dir, nowMono), f.state, f.lastVerdict?.state, config.arbitration.culpritMinGrowth, nowMono, incidents.lastAction(f.slice)));
-      } catch {
-        /* the slice is gone meanwhile: no row */
-      }
-    }
     return {
       service: { running: true, pid: process.pid, version: VERSION, uptimeS: (now - startedAt) / 1000, feed: feedMode(), observeOnly: config.observeOnly, slices: config.slices },
       sessions: rows,
-      ...(config.arbitration.enabled ? { slices: sliceRows } : {}),
+      ...(config.arbitration.enabled ? { slices: slices.rows() } : {}),
     };
   };
 
@@ -272,8 +205,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     stop: () => {
       stopWatchdog();
       freeze.stop();
-      machine.stop();
-      for (const f of sliceFeeds.values()) f.stop();
+      slices.stop();
       for (const f of feeds.values()) f.stop();
       watch.close();
     },

@@ -1,0 +1,138 @@
+/**
+ * sbd one level up (design.md §11), wired: a SliceFeed for each configured slice that has
+ * sessions, the machine watch, the slice controller, and the slices' rows for status. The
+ * service tells it of sessions coming and going and of file events; it owns the rest.
+ */
+import * as path from 'node:path';
+import type { Config } from '../config/schema';
+import type { Session } from '../sessions/registry';
+import type { SliceRow } from '../sessions/status';
+import type { SliceLimits } from '../slice/detector';
+import { SliceFeed } from '../slice/feed';
+import { MachineWatch } from '../slice/machine-watch';
+import { readSliceSample } from '../slice/read';
+import { sliceRow } from '../slice/status';
+import type { SessionFeed } from '../stall/feed';
+import type { UserManager } from '../systemd/types';
+import type { BrakeController } from './controller';
+import type { Incidents } from './incidents';
+import type { Logger } from './log';
+import { SliceController } from './slice-controller';
+
+export interface SliceArbiterDeps {
+  config: Config;
+  manager: UserManager;
+  incidents: Incidents;
+  brakes: BrakeController;
+  sessions(): Iterable<Session>;
+  countInSlice(slice: string): number;
+  feedOf(unit: string): SessionFeed | undefined;
+  /** Watch / unwatch a file on sbd's shared inotify watch (throws when it cannot). */
+  watchFile(file: string): void;
+  unwatchFile(file: string): void;
+  log: Logger;
+}
+
+export class SliceArbiter {
+  private readonly feeds = new Map<string, SliceFeed>();
+  private readonly byFile = new Map<string, SliceFeed>();
+  private readonly controller: SliceController;
+  private readonly machine: MachineWatch;
+  private readonly limits: SliceLimits;
+
+  constructor(private readonly deps: SliceArbiterDeps) {
+    const { config, log } = deps;
+    this.controller = new SliceController({
+      config,
+      manager: deps.manager,
+      incidents: deps.incidents,
+      brakes: deps.brakes,
+      sessionAt: (dir) => {
+        for (const session of deps.sessions()) if (session.cgroupDir === dir) return { session, feed: deps.feedOf(session.unit) };
+        return undefined;
+      },
+      log: (level, msg, fields) => log[level](fields, msg),
+    });
+    this.limits = { reserveBytes: config.raise.reserve, criticalAvailableShare: config.arbitration.criticalAvailableShare };
+    this.machine = new MachineWatch(
+      this.limits,
+      (r) => {
+        log[r.level === 'ok' ? 'info' : 'warn']({ event: 'machine', level: r.level, memAvailableBytes: r.availableBytes, memTotalBytes: r.totalBytes }, `machine ${r.level}`);
+        for (const f of this.feeds.values()) {
+          if (r.level === 'critical' && f.sampling) f.sample(); // no waiting for the next window
+          else if (r.level !== 'ok') f.wake(`machine ${r.level}`);
+        }
+      },
+      (msg, fields) => log.warn(fields, msg),
+      () => {
+        for (const f of this.feeds.values()) if (!f.sampling) f.observe();
+      },
+    );
+  }
+
+  /** A session was added: its slice is watched from now on. */
+  watch(s: Session): void {
+    if (!this.deps.config.arbitration.enabled || this.feeds.has(s.slice)) return;
+    const { log } = this.deps;
+    const feed = new SliceFeed(s.slice, path.dirname(s.cgroupDir), {
+      config: this.deps.config.detector,
+      limits: this.limits,
+      onVerdict: (v, sample) => this.controller.onVerdict(feed, v, sample),
+      onGone: () => this.drop(s.slice),
+      log: (msg, fields) => log.debug(fields, msg),
+      now: () => performance.now(),
+      machineShort: () => this.machine.last !== undefined && this.machine.last.level !== 'ok',
+    });
+    this.feeds.set(s.slice, feed);
+    feed.start();
+    const events = path.join(feed.dir, 'memory.events.local');
+    try {
+      this.deps.watchFile(events);
+      this.byFile.set(events, feed);
+    } catch (err) {
+      log.warn({ slice: s.slice, file: events, err: String(err) }, "cannot watch the slice's brake counter: its PSI trigger and the machine watch still wake it");
+    }
+    this.machine.start();
+  }
+
+  /** A session was removed: its slice is let go once it has no session left. */
+  unwatch(s: Session): void {
+    if (this.deps.countInSlice(s.slice) === 0) this.drop(s.slice);
+  }
+
+  private drop(slice: string): void {
+    const feed = this.feeds.get(slice);
+    if (!feed) return;
+    const events = path.join(feed.dir, 'memory.events.local');
+    if (this.byFile.delete(events)) this.deps.unwatchFile(events);
+    feed.stop();
+    this.feeds.delete(slice);
+    if (this.feeds.size === 0) this.machine.stop();
+  }
+
+  /** A file event: true when it was a slice's (its own brake or ceiling breached). */
+  onFile(file: string, kind: 'modified' | 'gone'): boolean {
+    const feed = this.byFile.get(file);
+    if (!feed) return false;
+    if (kind === 'modified') feed.wake("the slice's brake fired");
+    return true;
+  }
+
+  rows(): SliceRow[] {
+    const rows: SliceRow[] = [];
+    const now = performance.now();
+    for (const f of this.feeds.values()) {
+      try {
+        rows.push(sliceRow(f.slice, readSliceSample(f.dir, now), f.state, f.lastVerdict?.state, this.deps.config.arbitration.culpritMinGrowth, now, this.deps.incidents.lastAction(f.slice)));
+      } catch {
+        /* the slice is gone meanwhile: no row */
+      }
+    }
+    return rows;
+  }
+
+  stop(): void {
+    this.machine.stop();
+    for (const f of this.feeds.values()) f.stop();
+  }
+}
