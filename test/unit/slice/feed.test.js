@@ -1,0 +1,88 @@
+// @ts-check
+'use strict';
+// The slice feed's discipline: asleep until its trigger (or the machine watch) wakes it, one
+// window per sample while not clear, asleep again once clear unless the machine is short; a
+// slice removed (the trigger's "gone") ends it. Samples come from a fake reader.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { SliceFeed } = require('../../../dist/slice/feed.js');
+const { parseConfig } = require('../../../dist/config/load.js');
+
+const cfg = parseConfig({}, 'defaults').detector;
+const MiB = 2 ** 20;
+const GiB = 2 ** 30;
+
+function setup({ short = false } = {}) {
+  const clock = { t: 0 };
+  const fig = { full: 0, highEvents: 0 };
+  const verdicts = [];
+  const trigger = { spec: undefined, fire: () => {}, gone: () => {}, closed: false };
+  const feed = new SliceFeed('nbr.slice', '/fake/nbr.slice', {
+    config: cfg,
+    limits: { reserveBytes: 1 * GiB, criticalAvailableShare: 0.05 },
+    onVerdict: (v) => verdicts.push(v.event),
+    onGone: () => verdicts.push('gone'),
+    log: () => {},
+    now: () => clock.t,
+    machineShort: () => short,
+    armTrigger: (_file, spec, cb) => {
+      trigger.spec = spec;
+      trigger.fire = () => cb('fired');
+      trigger.gone = () => cb('gone');
+      return { close: () => { trigger.closed = true; }, unref: () => {} };
+    },
+    read: (_dir, atMs) => ({ atMs, currentBytes: 320 * MiB, highBytes: 320 * MiB, maxBytes: Infinity, anonBytes: 320 * MiB, shmemBytes: 0, highEvents: fig.highEvents, maxEvents: 0,
+      memAvailableBytes: 4 * GiB, memTotalBytes: 8 * GiB, members: [{ path: 'a.scope', currentBytes: 320 * MiB, fullUs: fig.full }] }),
+    readMembers: () => [{ path: 'a.scope', currentBytes: 320 * MiB, fullUs: 0 }],
+  });
+  return { feed, clock, fig, verdicts, trigger };
+}
+
+test('asleep until the trigger fires; windows while stalling; asleep again once clear', () => {
+  const t = setup();
+  t.feed.start();
+  assert.deepEqual(t.trigger.spec, { kind: 'full', stallUs: 200_000, windowUs: 2_000_000 });
+  assert.equal(t.feed.sampling, false, 'an idle slice costs nothing');
+  t.trigger.fire();
+  assert.equal(t.feed.sampling, true);
+  t.clock.t = 2000; t.fig.full += 1_600_000; t.fig.highEvents += 5;
+  t.feed.sample();
+  t.clock.t = 4000; t.fig.full += 1_600_000; t.fig.highEvents += 5;
+  t.feed.sample();
+  assert.deepEqual(t.verdicts, ['first-sample', 'window', 'standing-still']);
+  t.clock.t = 6000;
+  t.feed.sample(); // no stall in this window: clear
+  assert.equal(t.verdicts.at(-1), 'cleared');
+  assert.equal(t.feed.sampling, false, 'asleep again');
+  t.feed.stop();
+});
+
+test('the machine short of memory keeps it awake while the slice looks clear', () => {
+  const t = setup({ short: true });
+  t.feed.start();
+  t.feed.wake('machine short');
+  t.clock.t = 2000;
+  t.feed.sample();
+  assert.equal(t.verdicts.at(-1), 'window');
+  assert.equal(t.feed.sampling, true);
+  t.feed.stop();
+});
+
+test('the slice removed: the trigger says gone, the feed ends', () => {
+  const t = setup();
+  t.feed.start();
+  t.trigger.gone();
+  assert.deepEqual(t.verdicts, ['gone']);
+  assert.equal(t.trigger.closed, true);
+});
+
+test('observe notes the members while calm (the culprit baseline), never during an episode', () => {
+  const t = setup();
+  t.clock.t = 1000;
+  t.feed.observe();
+  assert.equal(t.feed.state.history.length, 1);
+  t.feed.setState({ ...t.feed.state, episode: /** @type {any} */ ({ startedAtMs: 0 }) });
+  t.clock.t = 9000;
+  t.feed.observe();
+  assert.equal(t.feed.state.history.length, 1);
+});
