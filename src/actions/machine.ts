@@ -2,16 +2,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseLimit, parseSingle } from '../cgroup/parse';
+import { parseMeminfo, readMeminfo } from '../proc/meminfo';
 
 /** /proc/meminfo MemAvailable in bytes. */
-export function parseMemAvailable(text: string): number {
-  const m = /^MemAvailable:\s+(\d+) kB$/m.exec(text);
-  if (!m) throw new Error('/proc/meminfo: unexpected content: no MemAvailable line (kernel < 3.14?)');
-  return Number(m[1]) * 1024;
-}
+export const parseMemAvailable = (text: string): number => parseMeminfo(text).availableBytes;
 
 export function memAvailable(): number {
-  return parseMemAvailable(fs.readFileSync('/proc/meminfo', 'utf8'));
+  return readMeminfo().availableBytes;
 }
 
 /** The slice's brake (its own memory.high; Infinity when unset or unreadable). */

@@ -8,7 +8,7 @@
  * the kernel allows it, wakes it at once too. With no session to protect it does not run.
  */
 import { PsiTrigger } from '../native';
-import { readMeminfo } from './read';
+import { readMeminfo } from '../proc/meminfo';
 
 /** How fast RAM can fill: earlyoom's figure (6000 MiB/s), about one core faulting in fresh pages. */
 export const FASTEST_FILL_BYTES_PER_S = 6000 * 2 ** 20;

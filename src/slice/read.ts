@@ -6,21 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseFlatKeyed, parseLimit, parsePressure, parseRequiredKeys, parseSingle } from '../cgroup/parse';
 import { CgroupGoneError, readCgroupFile, readOptional } from '../cgroup/read';
+import { readMeminfo } from '../proc/meminfo';
 import type { MemberSample, SliceSample } from './detector';
-
-/** /proc/meminfo's MemAvailable and MemTotal, in bytes (pure). */
-export function parseMeminfo(text: string): { availableBytes: number; totalBytes: number } {
-  const kb = (key: string): number => {
-    const m = new RegExp(`^${key}:\\s+(\\d+) kB$`, 'm').exec(text);
-    if (!m) throw new Error(`/proc/meminfo: unexpected content: no ${key} line (kernel < 3.14?)`);
-    return Number(m[1]) * 1024;
-  };
-  return { availableBytes: kb('MemAvailable'), totalBytes: kb('MemTotal') };
-}
-
-export function readMeminfo(): { availableBytes: number; totalBytes: number } {
-  return parseMeminfo(fs.readFileSync('/proc/meminfo', 'utf8'));
-}
 
 /** Nested slices deeper than this are counted with their parent member (systemd nests by dashes, rarely deep). */
 const MEMBER_DEPTH = 3;

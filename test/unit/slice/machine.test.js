@@ -5,7 +5,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { machineLevel, nextCheckMs, MIN_CHECK_MS, MAX_CHECK_MS, FASTEST_FILL_BYTES_PER_S } = require('../../../dist/slice/machine-watch.js');
-const { parseMeminfo } = require('../../../dist/slice/read.js');
+const { parseMeminfo } = require('../../../dist/proc/meminfo.js');
 
 const MiB = 2 ** 20;
 const GiB = 2 ** 30;
