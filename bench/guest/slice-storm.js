@@ -1,7 +1,7 @@
 // @ts-check
 'use strict';
 // In the guest, as tester: N sessions (sbctl run) in storm.slice under one collective brake,
-// GREEDY of them the stand-in agent (test/vm/guest/fixtures/agent.py, whose build wants 400 MiB),
+// GREEDY of them the stand-in agent (test/vm/guest/fixtures/agent.py, whose build wants 800 MiB: more than the slice has left even alone),
 // the rest innocent (each holds 20 MiB and keeps touching 4 MiB). Reads the slice's
 // memory.current every 100 ms and prints each onset (ms since the epoch when it reached
 // 95 % of the brake from below: the slice starts standing still), then waits until every greedy
@@ -30,7 +30,7 @@ async function main() {
   // the innocents first, so the slice is full of honest work when the greedy ones start
   for (let i = 0; i < n - greedy; i++) sessions.push({ name: `inn-${i}`, kind: 'innocent', pids: await run(`inn-${i}`, ['python3', '-c', INNOCENT]) });
   const starts = [];
-  for (let i = 0; i < greedy; i++) starts.push(run(`greedy-${i}`, ['python3', '/mnt/proj/test/vm/guest/fixtures/agent.py', '400', '600']).then((pids) => sessions.push({ name: `greedy-${i}`, kind: 'greedy', pids })));
+  for (let i = 0; i < greedy; i++) starts.push(run(`greedy-${i}`, ['python3', '/mnt/proj/test/vm/guest/fixtures/agent.py', '800', '600']).then((pids) => sessions.push({ name: `greedy-${i}`, kind: 'greedy', pids })));
   await Promise.all(starts);
   const end = Date.now() + timeoutS * 1000;
   let above = false;

@@ -1,11 +1,11 @@
 #!/bin/bash
 # The slice storm in the guest (issue 11): $N sessions (20) under one slice brake ($BRAKE_MIB,
-# 700), $GREEDY (3) of them greedy, sbd arbitrating the slice (grace 10 s, SIGKILL 5 s after
+# 1200), $GREEDY (3) of them greedy, sbd arbitrating the slice (grace 10 s, SIGKILL 5 s after
 # SIGTERM). Results: $LAB_OUT/slice-storm.tsv, one row per incident that matters (slice onset,
 # slice-standing-still, culprit, will-stop, subtree-stopped: kind, session, ms since the epoch)
 # and one per session with its fate; $LAB_OUT/slice-storm-sbd.txt, sbd's RSS and CPU.
 set -u
-N=${N:-20} GREEDY=${GREEDY:-3} BRAKE_MIB=${BRAKE_MIB:-700}
+N=${N:-20} GREEDY=${GREEDY:-3} BRAKE_MIB=${BRAKE_MIB:-1200}
 cd /mnt/proj
 . bench/guest/lib.sh
 bench_start slice-storm $'what\tsession\tms\tdetail'
