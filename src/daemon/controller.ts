@@ -186,7 +186,8 @@ export class BrakeController {
   private async stopBiggest(session: Session, feed: SessionFeed, v: Verdict): Promise<void> {
     const b = this.brake(session.unit);
     const procs = readCgroupProcesses(session.cgroupDir);
-    const choice = chooseVictim(procs, session.agentPid, rootProcess(procs)?.pid);
+    // Only a recorded agent is "known": an inferred one keeps the namesake rule (victim/choose.ts).
+    const choice = chooseVictim(procs, session.agentFromRecord ? session.agentPid : undefined, rootProcess(procs)?.pid);
     const victim = choice.victim;
     if (!victim) {
       if (!b.expiryTold) this.tell(session, 'nothing-to-stop', 'standing still, but nothing in it may be stopped (only the agent, MCP servers or git)', { protectedPids: choice.protectedPids });
