@@ -11,6 +11,7 @@ export type IncidentType =
   | 'will-stop'
   | 'subtree-stopped'
   | 'nothing-to-stop'
+  | 'oom-kill'
   | 'cleared'
   | 'brake-lowered'
   | 'feed-fallback'
@@ -45,7 +46,7 @@ export class Incidents {
 
   tell(i: Incident): void {
     this.last.set(i.unit, i);
-    const level = ['subtree-stopped', 'will-stop', 'standing-still', 'procs-reaped', 'pegged', 'missing', 'silent'].includes(i.type) ? 'warn' : 'info';
+    const level = ['subtree-stopped', 'will-stop', 'standing-still', 'procs-reaped', 'pegged', 'missing', 'silent', 'oom-kill'].includes(i.type) ? 'warn' : 'info';
     this.log[level]({ event: i.type, ...i }, i.message);
     for (const l of this.listeners) l(i);
   }

@@ -21,6 +21,7 @@ import { LeftoverReaper } from './leftovers';
 import { runNotifyCommand } from './notify-command';
 import type { Logger } from './log';
 import { notify, startWatchdog } from './notify';
+import { OomKillWatch } from '../oom/watch';
 import { type SavedSession, type SavedState, defaultStatePath, loadState, saveState } from './state-file';
 
 export interface RunningService {
@@ -76,6 +77,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
 
   const reaper = new LeftoverReaper(config, incidents, (s, err) => log.warn({ unit: s.unit, err: String(err) }, 'reaping leftovers failed'));
   const freeze = new FreezeWatch(config, incidents, () => registry.values());
+  const oomKills = new OomKillWatch({ tell: (i) => incidents.tell(i), observeOnly: config.observeOnly });
   const feeds = new Map<string, SessionFeed>();
   const byFile = new Map<string, Session>();
   const watch = new FileWatch(({ path: file, kind }) => {
@@ -95,6 +97,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     if (kind !== 'modified') return;
     // Its own brake fired: a hint to take windows (the trigger may not have fired yet).
     if (file.endsWith('memory.events.local')) feeds.get(s.unit)?.wake('own brake fired');
+    if (file.endsWith('memory.events.local')) oomKills.check(s); // or the kernel's OOM killer struck
   });
   watch.unref();
 
@@ -136,6 +139,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     const savedSession = saved[s.unit];
     if (savedSession) controller.restore(s, feed, savedSession);
     reaper.watch(s);
+    oomKills.watch(s);
     updateStatus();
   });
   registry.on('removed', (s) => {
@@ -149,6 +153,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     freeze.forget(s.unit);
     controller.forget(s.unit);
     reaper.forget(s);
+    oomKills.forget(s.unit);
     incidents.forget(s.unit);
     save(s.unit, undefined);
     updateStatus();
