@@ -1,7 +1,9 @@
 /**
  * When and how far to raise a stalled session's brake, and how to lower it back (pure).
- * design: never above its MemoryMax, never beyond the slice's collective brake minus what the
- * other sessions hold, never beyond MemAvailable minus a reserve; steps and ceiling from config.
+ * design: never closer to its MemoryMax than a margin (MemoryMax is a wall, not a target: a
+ * brake at the wall lets the kernel's OOM killer act before sbd can), never beyond the slice's
+ * collective brake minus what the other sessions hold, never beyond MemAvailable minus a
+ * reserve; steps and ceiling from config.
  */
 
 export interface RaiseInput {
@@ -16,6 +18,8 @@ export interface RaiseInput {
   step: number;
   ceiling: number;
   reserve: number;
+  /** Kept between a raised brake and MemoryMax (config raise.maxMargin). */
+  maxMargin: number;
 }
 
 export type RaisePlan =
@@ -28,7 +32,7 @@ export const SMALLEST_USEFUL_RAISE = 16 * 2 ** 20;
 export function planRaise(i: RaiseInput): RaisePlan {
   const bounds: Array<[string, number]> = [
     ['step', i.highBytes + i.step],
-    ['MemoryMax', i.maxBytes],
+    ['MemoryMax minus the margin', i.maxBytes - i.maxMargin],
     ['configured ceiling', i.ceiling],
     ["the slice's brake minus the other sessions", i.sliceHighBytes - i.othersBytes],
     ['MemAvailable minus the reserve', i.currentBytes + i.memAvailableBytes - i.reserve],
@@ -42,6 +46,17 @@ export function planRaise(i: RaiseInput): RaisePlan {
     return { raise: false, why: `no room: ${limitedBy} allows ${Math.max(0, Math.round((to - i.highBytes) / 2 ** 20))} MiB more` };
   }
   return { raise: true, toBytes: to, limitedBy };
+}
+
+/**
+ * The brake while a command is being stopped: lifted (older kernels can leave a SIGKILLed task
+ * stuck in memory.high reclaim), but only up to MemoryMax minus the margin, so that the command
+ * cannot run into the wall and be OOM-killed (taking the session with it) before our signal
+ * lands; never below the brake it has.
+ */
+export function liftForStop(highBytes: number, maxBytes: number, maxMargin: number): number {
+  if (maxBytes === Infinity) return Infinity;
+  return Math.max(highBytes, Math.floor((maxBytes - maxMargin) / 4096) * 4096);
 }
 
 /** One step back towards the brake the session had before we raised it. */

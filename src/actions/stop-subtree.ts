@@ -1,7 +1,7 @@
 /**
  * Stopping the chosen subtree (design.md §5): the brake lifted first (older kernels can leave a
- * SIGKILLed task stuck in memory.high reclaim), then terminate() deepest first, then the brake
- * restored.
+ * SIGKILLed task stuck in memory.high reclaim; never up to MemoryMax, see liftForStop), then
+ * terminate() deepest first, then the brake restored.
  */
 import type { Candidate } from '../victim/choose';
 import { type Held, type Outcome, terminate } from './terminate';
@@ -9,6 +9,8 @@ import { type Held, type Outcome, terminate } from './terminate';
 export interface StopDeps {
   /** Set the session's MemoryHigh (Infinity lifts it). */
   setBrake(bytes: number): Promise<void>;
+  /** The brake while stopping (brake-policy liftForStop: below MemoryMax by the margin). */
+  liftBytes: number;
   termToKillMs: number;
   log(msg: string, fields: Record<string, unknown>): void;
 }
@@ -27,7 +29,7 @@ export interface StopReport {
 }
 
 export async function stopSubtree(candidate: Candidate, held: Held, brakeBytes: number, deps: StopDeps): Promise<StopReport> {
-  await deps.setBrake(Infinity).catch((err: unknown) => deps.log('could not lift the brake before stopping', { err: String(err) }));
+  await deps.setBrake(deps.liftBytes).catch((err: unknown) => deps.log('could not lift the brake before stopping', { err: String(err) }));
   let outcome: Map<number, Outcome>;
   try {
     outcome = await terminate(held, deps.termToKillMs);

@@ -9,6 +9,7 @@ import { cgroupDir } from '../cgroup/read';
 import { ConfigError, defaultConfigPath, loadConfig } from '../config/load';
 import { PsiTrigger } from '../native';
 import { userBusAddress } from '../systemd/address';
+import { describeOomPolicy } from '../systemd/features';
 import { DbusUserManager } from '../systemd/user-manager';
 import { SERVICE_UNIT } from './install';
 
@@ -64,6 +65,8 @@ export async function runChecks(env: NodeJS.ProcessEnv, configFile: string | und
   checks.push({ name: 'linger', ok: linger, detail: linger ? `enabled for ${user}` : `not enabled for ${user}: sessions stop at logout`, fix: `loginctl enable-linger ${user}` });
 
   if (manager) {
+    // Not a failure either way: what follows a kernel OOM kill in a session, on this systemd.
+    checks.push({ name: 'OOMPolicy', ok: true, detail: describeOomPolicy(await manager.managerVersion()) });
     const unit = await manager.getUnit(SERVICE_UNIT);
     const active = unit?.activeState === 'active';
     checks.push({ name: 'sbd unit', ok: active, detail: unit ? `${SERVICE_UNIT} is ${unit.activeState}` : `${SERVICE_UNIT} is not installed`, fix: 'sbctl install --now' });

@@ -13,6 +13,7 @@ import { constants } from 'node:os';
 import { Pidfd, execGatePath } from '../native';
 import { readProcess } from '../proc/table';
 import { recordsDir, removeRecord, writeRecord } from '../sessions/record';
+import { scopeOomPolicySupported } from '../systemd/features';
 import { isValidUnitName } from '../systemd/names';
 import type { UserManager } from '../systemd/types';
 import { UsageError } from './errors';
@@ -61,6 +62,9 @@ async function run(opts: RunOptions, manager: UserManager, env: NodeJS.ProcessEn
   if (existing && ACTIVE.has(existing.activeState)) {
     throw new UsageError(`sbctl run: a session named "${name}" exists already (${unit}, ${existing.activeState}): choose another --name`);
   }
+  // systemd ≥ 253: a kernel OOM kill takes one process, not the whole session (252 would refuse
+  // the property and stops the scope after such a kill; sbd then tells it as an incident).
+  const oomPolicy = scopeOomPolicySupported(await manager.managerVersion()) ? { oomPolicy: 'continue' as const } : {};
   const heartbeat = opts.heartbeat === undefined ? undefined : path.resolve(opts.heartbeat);
   if (!fs.existsSync(execGatePath)) {
     throw new Error(`sbctl run: the exec gate ${execGatePath} is missing: rebuild with \`npm run build:native\``);
@@ -88,6 +92,7 @@ async function run(opts: RunOptions, manager: UserManager, env: NodeJS.ProcessEn
       ...(opts.memoryHigh !== undefined ? { memoryHigh: opts.memoryHigh } : {}),
       ...(opts.memoryMax !== undefined ? { memoryMax: opts.memoryMax } : {}),
       ...(opts.swapMax !== undefined ? { memorySwapMax: opts.swapMax } : {}),
+      ...oomPolicy,
     });
   } catch (err) {
     if (dir) removeRecord(dir, unit);

@@ -15,6 +15,8 @@ const size = z.union([z.number().int().nonnegative(), z.string()]).transform((v,
   return bytes;
 });
 const share = z.number().min(0).max(1);
+/** raise.maxMargin's default: see its comment for the measurement behind it. */
+const MAX_MARGIN_DEFAULT = 128 * 2 ** 20;
 const seconds = z.number().positive();
 
 export const detectorSchema = z
@@ -60,11 +62,22 @@ export const configSchema = z
         ceiling: size.default(Infinity),
         /** MemAvailable kept free for the rest of the machine when raising. */
         reserve: size.default(1024 * 2 ** 20),
+        /**
+         * A raised brake stays this far below MemoryMax (MemoryMax is a wall, not a target: at
+         * the wall the kernel OOM-kills, and systemd 252 then stops the whole scope). Measured
+         * (bench/guest/overshoot.sh, Debian 12 guest, kernel 6.1, TCG): stress-ng --vm 1
+         * --vm-bytes 1500M --vm-keep under MemoryHigh, no swap; memory.peak minus memory.high
+         * was 1.8–10.6 MiB at brakes of 64–512M and 4.7–13.1 MiB right after a 256M raise (the
+         * worst: 13.1 MiB at 768M). The kernel's throttle grows with the overage relative to
+         * the brake, so the overshoot grows with the brake (~1.7 % at 768M): 128M is ten times
+         * the worst measured, and covers that share up to brakes of ~7.5G.
+         */
+        maxMargin: size.default(MAX_MARGIN_DEFAULT),
         /** Clear this long after an episode before the brake is lowered back. */
         lowerAfterClearS: seconds.default(300),
       })
       .strict()
-      .default(() => ({ enabled: true, step: 256 * 2 ** 20, ceiling: Infinity, reserve: 1024 * 2 ** 20, lowerAfterClearS: 300 })),
+      .default(() => ({ enabled: true, step: 256 * 2 ** 20, ceiling: Infinity, reserve: 1024 * 2 ** 20, maxMargin: MAX_MARGIN_DEFAULT, lowerAfterClearS: 300 })),
     arbitration: z
       .object({
         /** Watch each configured slice and the machine for stalls that are not one session's own (design.md §11). */

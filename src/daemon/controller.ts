@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import type { Config } from '../config/schema';
-import { planLower, planRaise } from '../actions/brake-policy';
+import { liftForStop, planLower, planRaise } from '../actions/brake-policy';
 import { currentOf, memAvailable, othersInSlice, sliceHigh } from '../actions/machine';
 import { stopSubtree } from '../actions/stop-subtree';
 import { holdProcesses } from '../actions/terminate';
@@ -131,7 +131,7 @@ export class BrakeController {
     const plan = planRaise({
       highBytes: sample.highBytes, maxBytes: sample.maxBytes, currentBytes: sample.currentBytes,
       sliceHighBytes: sliceHigh(sliceDir), othersBytes: others, memAvailableBytes: memAvailable(),
-      step: cfg.raise.step, ceiling: cfg.raise.ceiling, reserve: cfg.raise.reserve,
+      step: cfg.raise.step, ceiling: cfg.raise.ceiling, reserve: cfg.raise.reserve, maxMargin: cfg.raise.maxMargin,
     });
     if (!plan.raise) {
       this.tell(session, 'no-room', `cannot raise the brake: ${plan.why}; its biggest command is stopped in ${Math.round((feed.state.deadline ? feed.state.deadline.endsAtMs - Date.now() : 0) / 1000)} s unless it moves`);
@@ -197,7 +197,8 @@ export class BrakeController {
     const b = this.brake(session.unit);
     if (b.stopping) return;
     const procs = readCgroupProcesses(session.cgroupDir);
-    const choice = chooseVictim(procs, session.agentPid, rootProcess(procs)?.pid);
+    // Only a recorded agent is "known": an inferred one keeps the namesake rule (victim/choose.ts).
+    const choice = chooseVictim(procs, session.agentFromRecord ? session.agentPid : undefined, rootProcess(procs)?.pid);
     const victim = choice.victim;
     if (!victim) {
       if (!b.expiryTold) this.tell(session, 'nothing-to-stop', 'standing still, but nothing in it may be stopped (only the agent, MCP servers or git)', { protectedPids: choice.protectedPids });
@@ -220,6 +221,7 @@ export class BrakeController {
       this.tell(session, 'will-stop', telling, figures);
       const report = await stopSubtree(victim, held, session.memoryHigh, {
         setBrake: (bytes) => this.deps.manager.setMemory(session.unit, { memoryHigh: bytes }),
+        liftBytes: liftForStop(session.memoryHigh, session.memoryMax, this.deps.config.raise.maxMargin),
         termToKillMs: termToKillS * 1000,
         log: (msg, fields) => this.deps.log('warn', msg, { unit: session.unit, ...fields }),
       });

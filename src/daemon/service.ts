@@ -22,6 +22,7 @@ import { SliceArbiter } from './slice-arbiter';
 import { runNotifyCommand } from './notify-command';
 import type { Logger } from './log';
 import { notify, startWatchdog } from './notify';
+import { OomKillWatch } from '../oom/watch';
 import { type SavedSession, type SavedState, defaultStatePath, loadState, saveState } from './state-file';
 
 export interface RunningService {
@@ -77,6 +78,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
 
   const reaper = new LeftoverReaper(config, incidents, (s, err) => log.warn({ unit: s.unit, err: String(err) }, 'reaping leftovers failed'));
   const freeze = new FreezeWatch(config, incidents, () => registry.values());
+  const oomKills = new OomKillWatch({ tell: (i) => incidents.tell(i), observeOnly: config.observeOnly });
   const feeds = new Map<string, SessionFeed>();
   const byFile = new Map<string, Session>();
   const watch = new FileWatch(({ path: file, kind }) => {
@@ -97,6 +99,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     if (kind !== 'modified') return;
     // Its own brake fired: a hint to take windows (the trigger may not have fired yet).
     if (file.endsWith('memory.events.local')) feeds.get(s.unit)?.wake('own brake fired');
+    if (file.endsWith('memory.events.local')) oomKills.check(s); // or the kernel's OOM killer struck
   });
   watch.unref();
   // One level up (design.md §11): each configured slice with sessions, and the machine.
@@ -152,6 +155,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     if (savedSession) controller.restore(s, feed, savedSession);
     reaper.watch(s);
     slices.watch(s);
+    oomKills.watch(s);
     updateStatus();
   });
   registry.on('removed', (s) => {
@@ -165,6 +169,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     freeze.forget(s.unit);
     controller.forget(s.unit);
     reaper.forget(s);
+    oomKills.forget(s.unit);
     incidents.forget(s.unit);
     save(s.unit, undefined);
     slices.unwatch(s);

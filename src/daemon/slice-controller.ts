@@ -34,9 +34,9 @@ export function bindingLimit(cause: SliceCause, s: SliceSample): number {
   return s.currentBytes + s.memAvailableBytes;
 }
 
-/** How far the slice's own brake may go up (pure): a step, within MemoryMax and MemAvailable minus the reserve. */
-export function planSliceRaise(s: SliceSample, step: number, reserve: number): { toBytes: number; limitedBy: string } | { toBytes: undefined; why: string } {
-  const bounds: Array<[string, number]> = [['step', s.highBytes + step], ["the slice's MemoryMax", s.maxBytes], ['MemAvailable minus the reserve', s.currentBytes + s.memAvailableBytes - reserve]];
+/** How far the slice's own brake may go up (pure): a step, a margin below its MemoryMax (a wall, not a target), within MemAvailable minus the reserve. */
+export function planSliceRaise(s: SliceSample, step: number, reserve: number, maxMargin: number): { toBytes: number; limitedBy: string } | { toBytes: undefined; why: string } {
+  const bounds: Array<[string, number]> = [['step', s.highBytes + step], ["the slice's MemoryMax minus the margin", s.maxBytes - maxMargin], ['MemAvailable minus the reserve', s.currentBytes + s.memAvailableBytes - reserve]];
   let [limitedBy, to] = bounds[0] as [string, number];
   for (const [name, v] of bounds) if (v < to) [limitedBy, to] = [name, v];
   to = Math.floor(to / 4096) * 4096;
@@ -89,7 +89,7 @@ export class SliceController {
     if (!ep) return;
     const cfg = this.deps.config;
     if (ep.cause === 'slice-brake' && cfg.arbitration.raiseSlice) {
-      const plan = planSliceRaise(sample, cfg.arbitration.sliceStep, cfg.raise.reserve);
+      const plan = planSliceRaise(sample, cfg.arbitration.sliceStep, cfg.raise.reserve, cfg.raise.maxMargin);
       if (plan.toBytes !== undefined) return this.raiseSlice(feed, sample, plan.toBytes, plan.limitedBy);
       this.deps.log('info', 'cannot raise the slice brake', { slice: feed.slice, why: plan.why });
     }

@@ -23,6 +23,8 @@ export interface Session {
   memorySwapMax: number;
   /** The agent: from sbctl run's record (alive or not), else the root of the process tree. */
   agentPid: number | undefined;
+  /** True when agentPid comes from sbctl run's record; false when it was inferred (the root). */
+  agentFromRecord: boolean;
   /** Its start time (clock ticks after boot): a recycled pid is never taken for it. */
   agentStartTicks: number | undefined;
   heartbeat: string | undefined;
@@ -152,6 +154,7 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
       memoryMax: info.memoryMax,
       memorySwapMax: info.memorySwapMax,
       agentPid: record?.agentPid ?? root?.pid,
+      agentFromRecord: record !== undefined,
       agentStartTicks: record?.agentStartTicks ?? root?.startTicks,
       heartbeat: record?.heartbeat,
       reap: record?.reap ?? true,

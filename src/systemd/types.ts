@@ -27,6 +27,8 @@ export interface TransientScope extends MemoryProps {
   slice: string;
   pids: number[];
   description?: string;
+  /** What systemd does after a kernel OOM kill in the scope; settable on scopes from systemd 253. */
+  oomPolicy?: 'continue' | 'stop' | 'kill';
 }
 
 export type UnitEvent =
@@ -39,6 +41,8 @@ export interface UserManager {
   listSliceUnits(slices: readonly string[]): Promise<UnitInfo[]>;
   /** One unit's properties; undefined when systemd does not know it. */
   getUnit(unit: string): Promise<UnitInfo | undefined>;
+  /** The user manager's Version property, e.g. "252.39-1~deb12u2". */
+  managerVersion(): Promise<string>;
   /** The user manager's own cgroup (its ControlGroup property), e.g. "/user.slice/user-1000.slice/user@1000.service". */
   managerCgroup(): Promise<string>;
   /** SetUnitProperties(runtime=true): the change lasts until the unit stops or the manager reloads. */

@@ -188,6 +188,11 @@ export class DbusUserManager implements UserManager {
     return v.value;
   }
 
+  async managerVersion(): Promise<string> {
+    const [v] = (await this.call(MANAGER_PATH, PROPERTIES, 'Get', 'ss', [MANAGER, 'Version'])) as [dbus.Variant<string>];
+    return v.value;
+  }
+
   async setMemory(unit: string, props: MemoryProps): Promise<void> {
     await this.managerCall('SetUnitProperties', 'sba(sv)', [unit, true, memoryVariants(props)]);
   }
@@ -199,6 +204,7 @@ export class DbusUserManager implements UserManager {
       ...memoryVariants(s),
     ];
     if (s.description !== undefined) props.push(['Description', new dbus.Variant('s', s.description)]);
+    if (s.oomPolicy !== undefined) props.push(['OOMPolicy', new dbus.Variant('s', s.oomPolicy)]);
     await this.runJob('starting', s.name, 'StartTransientUnit', 'ssa(sv)a(sa(sv))', [s.name, 'fail', props, []]);
   }
 

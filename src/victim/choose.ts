@@ -33,7 +33,12 @@ export interface Choice {
   /** Every candidate, heaviest first. */
   candidates: Candidate[];
   agentPid: number | undefined;
-  /** Processes never considered: the agent, processes with its program name, MCP servers and their trees. */
+  /** True when the agent is the known `agentPid`; false when it was inferred (the root taken). */
+  agentKnown: boolean;
+  /**
+   * Processes never considered: the agent, MCP servers and their trees, and, only when the agent
+   * was inferred, processes with its program name.
+   */
   protectedPids: number[];
 }
 
@@ -46,6 +51,10 @@ export const isGit = (p: Proc): boolean => p.comm.startsWith('git');
 /**
  * Choose within the processes of one cgroup. `agentPid` is the agent (from sbctl run's record);
  * when absent or not in the cgroup, the oldest root of the tree is taken (`rootPid`).
+ *
+ * Namesakes: only an inferred agent protects processes with its program name (a root `claude`
+ * whose child is another `claude` is most likely the agent re-executing itself). A known agent
+ * protects only itself: a `node` agent's `node` build (webpack, tsc, jest) is a command.
  */
 export function chooseVictim(procs: readonly Proc[], agentPid: number | undefined, rootPid: number | undefined): Choice {
   const byPid = new Map(procs.map((p) => [p.pid, p]));
@@ -56,19 +65,26 @@ export function chooseVictim(procs: readonly Proc[], agentPid: number | undefine
     list.push(p);
     children.set(p.ppid, list);
   }
-  const agent = byPid.get(agentPid ?? -1) ?? byPid.get(rootPid ?? -1);
+  const known = byPid.get(agentPid ?? -1);
+  const agent = known ?? byPid.get(rootPid ?? -1);
+  // The agent and, when something in the cgroup started it (a wrapper), the line of its
+  // ancestors: stopping a wrapper may end the agent with it.
+  const agentLine = new Set<Proc>();
+  for (let q = agent; q !== undefined && !agentLine.has(q); q = byPid.get(q.ppid)) agentLine.add(q);
+  const isAgent = (p: Proc): boolean => agentLine.has(p) || (known === undefined && agent !== undefined && p.comm === agent.comm);
   const protectedPids: number[] = [];
   const protectTree = (p: Proc): void => {
     protectedPids.push(p.pid);
     for (const c of children.get(p.pid) ?? []) protectTree(c);
   };
 
-  // Walk down from the agent (and any other root of the cgroup): the agent and its namesakes
-  // are not commands; the first process below them that is neither is a candidate root.
+  // Walk down from the agent (and any other root of the cgroup): the agent, its ancestors and an
+  // inferred agent's namesakes are not commands; the first process below that is neither is a
+  // candidate root.
   const roots: Proc[] = [];
   const visit = (p: Proc): void => {
-    if (p !== agent && isMcp(p)) return protectTree(p); // the agent's own argv may name an MCP config: not checked
-    if (agent !== undefined && (p === agent || p.comm === agent.comm)) {
+    if (!agentLine.has(p) && isMcp(p)) return protectTree(p); // the agent's own argv may name an MCP config: not checked
+    if (isAgent(p)) {
       protectedPids.push(p.pid);
       for (const c of children.get(p.pid) ?? []) visit(c);
       return;
@@ -79,7 +95,7 @@ export function chooseVictim(procs: readonly Proc[], agentPid: number | undefine
 
   const candidates = roots.map((root) => subtree(root, children)).filter((c): c is Candidate => c !== undefined);
   candidates.sort((a, b) => b.rssBytes - a.rssBytes || a.rootPid - b.rootPid);
-  return { victim: candidates[0], candidates, agentPid: agent?.pid, protectedPids: protectedPids.sort((a, b) => a - b) };
+  return { victim: candidates[0], candidates, agentPid: agent?.pid, agentKnown: known !== undefined, protectedPids: protectedPids.sort((a, b) => a - b) };
 }
 
 /** The candidate rooted at `root`: its tree minus MCP subtrees and minus git and what runs under git. */

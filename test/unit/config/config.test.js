@@ -33,6 +33,13 @@ test('sizes in the config may be written as systemd writes them', () => {
   assert.equal(c.detector.progressDrop, 1048576);
 });
 
+test('raise.maxMargin: 128 MiB below MemoryMax by default (measured), a size when set', () => {
+  assert.equal(parseConfig({}, 'c.json').raise.maxMargin, 128 * 2 ** 20);
+  assert.equal(parseConfig({ raise: { maxMargin: '256M' } }, 'c.json').raise.maxMargin, 256 * 2 ** 20);
+  assert.equal(parseConfig({ raise: { step: '512M' } }, 'c.json').raise.maxMargin, 128 * 2 ** 20, 'the default also when the raise block is partly set');
+  assert.throws(() => parseConfig({ raise: { maxMargin: 'lots' } }, 'c.json'), { name: 'ConfigError', message: 'c.json: key "raise.maxMargin": expected a size such as "512M", "4G" or a number of bytes; found "lots"' });
+});
+
 test('a bad config names the file, the key, what was expected and what was found', () => {
   const cases = [
     [{ detector: { tripShare: 2 } }, 'c.json: key "detector.tripShare": expected a value at most 1; found 2'],

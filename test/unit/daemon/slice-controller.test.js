@@ -105,10 +105,11 @@ test('a culprit that is not a session sbd watches: told once, nothing stopped', 
   assert.match(t.told[0].message, /other\.service is judged the culprit, but it is not a session sbd watches/);
 });
 
-test('planSliceRaise: a step, within MemAvailable minus the reserve and MemoryMax', () => {
-  assert.deepEqual(planSliceRaise(sample(), 256 * MiB, 1 * GiB), { toBytes: 576 * MiB, limitedBy: 'step' });
-  assert.equal(planSliceRaise(sample({ maxBytes: 400 * MiB }), 256 * MiB, 1 * GiB).toBytes, 400 * MiB);
-  const none = planSliceRaise(sample({ memAvailableBytes: 1 * GiB + 8 * MiB }), 256 * MiB, 1 * GiB);
+test('planSliceRaise: a step, within MemAvailable minus the reserve and a margin below MemoryMax', () => {
+  assert.deepEqual(planSliceRaise(sample(), 256 * MiB, 1 * GiB, 128 * MiB), { toBytes: 576 * MiB, limitedBy: 'step' });
+  assert.deepEqual(planSliceRaise(sample({ maxBytes: 528 * MiB }), 256 * MiB, 1 * GiB, 128 * MiB), { toBytes: 400 * MiB, limitedBy: "the slice's MemoryMax minus the margin" });
+  assert.equal(planSliceRaise(sample({ maxBytes: 400 * MiB }), 256 * MiB, 1 * GiB, 128 * MiB).toBytes, undefined, 'never closer to the wall than the margin');
+  const none = planSliceRaise(sample({ memAvailableBytes: 1 * GiB + 8 * MiB }), 256 * MiB, 1 * GiB, 128 * MiB);
   assert.equal(none.toBytes, undefined);
 });
 

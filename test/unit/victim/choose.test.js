@@ -56,11 +56,41 @@ test('git and what runs under it are spared; a tree that is only git is no candi
   assert.ok(isGit(p(1, 0, 'git-lfs', 0)));
 });
 
-test('another process with the agent\'s program name is not a command; its children are', () => {
+test('an inferred agent: another process with its program name is not a command; its children are', () => {
   const procs = [p(100, 1, 'claude', 300), p(110, 100, 'claude', 200), p(111, 110, 'python3', 50)];
-  const c = chooseVictim(procs, 100, undefined);
+  const c = chooseVictim(procs, undefined, 100);
+  assert.equal(c.agentKnown, false);
   assert.deepEqual(c.candidates.map((x) => x.rootPid), [111]);
   assert.ok(c.protectedPids.includes(110));
+  // a record's pid that is not in the cgroup (the agent exited) is no known agent either
+  assert.equal(chooseVictim(procs, 4242, 100).agentKnown, false);
+  assert.deepEqual(chooseVictim(procs, 4242, 100).candidates.map((x) => x.rootPid), [111]);
+});
+
+// Issue 11, case 3: a `node` agent whose build is `node` too (webpack, tsc, jest, vite).
+const nodeAgent = [
+  p(100, 1, 'node', 150, ['node', '/opt/agent/cli.js']),
+  p(200, 100, 'node', 60, ['node', 'node_modules/.bin/webpack']), p(201, 200, 'node', 1500, ['node', 'worker.js']),
+  p(300, 100, 'node', 80, ['node', '/opt/mcp/server.js']),
+];
+
+test('a known agent: processes with its program name are ordinary candidates', () => {
+  const c = chooseVictim(nodeAgent, 100, 100);
+  assert.equal(c.agentKnown, true);
+  assert.equal(c.agentPid, 100);
+  assert.equal(c.victim?.rootPid, 200, 'the node build is the victim');
+  assert.deepEqual(c.victim?.pids, [201, 200]);
+  assert.equal(c.victim?.name, 'node');
+  assert.deepEqual(c.protectedPids, [100, 300], 'only the agent and the MCP server are protected');
+});
+
+test('a known agent below a wrapper: neither the agent nor the wrapper above it is stopped', () => {
+  // a wrapper (bash) started the agent; the record names the agent
+  const procs = [p(90, 1, 'bash', 4), ...nodeAgent.map((x) => (x.pid === 100 ? { ...x, ppid: 90 } : x))];
+  const c = chooseVictim(procs, 100, 90);
+  assert.deepEqual(c.protectedPids, [90, 100, 300]);
+  assert.ok(!c.candidates.some((x) => x.pids.includes(100) || x.pids.includes(90)), 'never the agent, nor its wrapper');
+  assert.deepEqual(c.victim?.pids, [201, 200]);
 });
 
 test('without a known agent, the root of the tree is the agent; other roots are commands', () => {
@@ -106,8 +136,8 @@ test('property: over generated trees the choice keeps every rule', () => {
         assert.ok(byPid.has(pid), 'only pids of this cgroup');
         assert.notEqual(pid, agent.pid, 'never the agent');
         assert.ok(!under(pid, (q) => q.pid !== agent.pid && /(^|[^A-Za-z0-9])mcp([^A-Za-z0-9]|$)/.test(q.argv.join(' '))), 'never under an MCP server');
-        // (the agent and its namesakes are not commands, so a git-named agent spares nobody)
-        assert.ok(!under(pid, (q) => q.comm.startsWith('git') && q.comm !== agent.comm), 'never a git pid or under git');
+        // (the agent itself is no command, so a git-named agent spares nobody)
+        assert.ok(!under(pid, (q) => q.comm.startsWith('git') && q.pid !== agent.pid), 'never a git pid or under git');
       }
       assert.equal(x.rssBytes, x.pids.reduce((s, pid) => s + byPid.get(pid).rssBytes, 0));
       const top = Math.max(...x.pids.map((pid) => byPid.get(pid).rssBytes));
@@ -121,5 +151,9 @@ test('property: over generated trees the choice keeps every rule', () => {
       }
     }
     if (c.victim) assert.ok(c.candidates.every((x) => x.rssBytes <= c.victim.rssBytes), 'the heaviest subtree wins');
+    // a known agent protects itself and MCP trees only: no process for its program name
+    for (const pid of c.protectedPids) {
+      assert.ok(pid === agent.pid || under(pid, (q) => q.pid !== agent.pid && /(^|[^A-Za-z0-9])mcp([^A-Za-z0-9]|$)/.test(q.argv.join(' '))), `${pid} protected without cause`);
+    }
   }), { numRuns: 500 });
 });
