@@ -50,7 +50,7 @@ sbvm_qemu_argv() {
     *)   accel=(-accel tcg,thread=multi,tb-size=256 -cpu max);;
   esac
   # SB_VM_APPEND comes last: for a parameter given twice (psi=1 ... psi=0) the kernel keeps the last
-  local append="console=ttyS0 root=/dev/vda rw quiet loglevel=4 systemd.unified_cgroup_hierarchy=1 psi=1 panic=-1 systemd.show_status=false lab.runner=1 $xappend"
+  local append="console=ttyS0 root=/dev/vda rw quiet loglevel=4 systemd.unified_cgroup_hierarchy=1 psi=1 panic=-1 systemd.show_status=false lab.runner=1${xappend:+ $xappend}"
   # snapshot=on: guest writes go to a throw-away overlay, the image stays pristine
   QEMU_ARGV=(qemu-system-x86_64 -nodefaults -no-user-config -nographic -no-reboot
     "${accel[@]}" -smp "$SMP" -m "$MEM" -M pc
