@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Build (or reuse) the Debian 12 guest image of the test lab. Prints the image directory on stdout;
-# progress goes to stderr. Everything lives under $SB_VM_CACHE (default /var/tmp/sessionbrake-vm):
-#   base-KEY.tar   mmdebstrap output; KEY = hash(image/packages.txt, image/hooks/*, apt sources)
-#   img-KEY/       rootfs.img vmlinuz initrd.img; KEY = hash(base key, image/overlay/, this script, node -v)
-#   current        symlink to the newest img-KEY (what the run scripts use by default)
+# Build (or reuse) a guest image of the test lab: Debian 12 (SB_VM_SUITE=bookworm, the default) or
+# Debian 13 (SB_VM_SUITE=trixie). Prints the image directory on stdout; progress goes to stderr.
+# Everything lives under $SB_VM_CACHE (default /var/tmp/sessionbrake-vm):
+#   base-SUITE-KEY.tar  mmdebstrap output; KEY = hash(suite, image/packages*.txt, image/hooks/*, apt sources)
+#   img-SUITE-KEY/      rootfs.img vmlinuz initrd.img; KEY = hash(base key, image/overlay/, this script, node -v)
+#   current-SUITE       symlink to the newest img-SUITE-KEY (what the run scripts use by default)
+#   current             = current-bookworm (the name older scripts use)
 # Builds go to temporary names and are renamed at the end, so a killed build leaves nothing that
-# looks valid. Env: SB_VM_CACHE, SB_VM_SOURCES (apt sources file; default the host's),
+# looks valid. Env: SB_VM_SUITE, SB_VM_CACHE, SB_VM_SOURCES (apt sources file for that suite;
+# default the host's, with the host's suite names replaced by SB_VM_SUITE),
 # SB_VM_NODE (node binary to copy; default `command -v node`), SB_VM_IMG_SIZE (3G).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -16,11 +19,23 @@ exec 9>"$CACHE/.build.lock"; flock 9          # one build at a time per cache
 rm -rf "$CACHE"/*.tmp.*                        # leftovers of killed builds (we hold the lock)
 sbvm_host_deps
 
+sbvm_suite_ok
 SOURCES="${SB_VM_SOURCES:-}"
-for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
-  [[ -z "$SOURCES" && -s "$f" ]] && SOURCES="$f"
-done
-[[ -n "$SOURCES" ]] || { echo "no apt sources found: set SB_VM_SOURCES" >&2; exit 2; }
+if [[ -z "$SOURCES" ]]; then
+  for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
+    [[ -z "$SOURCES" && -s "$f" ]] && SOURCES="$f"
+  done
+  [[ -n "$SOURCES" ]] || { echo "no apt sources found: set SB_VM_SOURCES" >&2; exit 2; }
+  # the same mirror serves every suite: the host's sources with its codename replaced by the guest's
+  # (bookworm -> trixie also turns bookworm-updates/-security into trixie-updates/-security)
+  host_suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+  if [[ -n "$host_suite" && "$host_suite" != "$SUITE" ]]; then
+    derived="$CACHE/sources-$SUITE.tmp.$$"
+    sed -E "s/\b$host_suite\b/$SUITE/g" "$SOURCES" >"$derived"
+    SOURCES="$derived"
+    trap 'rm -f "$derived"' EXIT
+  fi
+fi
 NODE_BIN="$(readlink -f "${SB_VM_NODE:-$(command -v node)}")"
 NPM_DIR="$(dirname "$NODE_BIN")/../lib/node_modules/npm"
 
@@ -28,14 +43,22 @@ NPM_DIR="$(dirname "$NODE_BIN")/../lib/node_modules/npm"
 tree_hash() {
   (cd "$1" && find . -type f -printf '%p %m\n' | sort | while read -r p m; do echo "$p $m $(sha256sum <"$p")"; done | sha256sum | cut -c1-16)
 }
-PKGS="$(sed 's/#.*//' "$HERE/image/packages.txt" | xargs)"
-BKEY=$( { echo "$PKGS"; tree_hash "$HERE/image/hooks"; cat "$SOURCES"; } | sha256sum | cut -c1-16)
+# image/packages.txt is shared; image/packages-SUITE.txt (if any) adds what only that suite needs
+PKGS="$(for f in "$HERE/image/packages.txt" "$HERE/image/packages-$SUITE.txt"; do [[ ! -f $f ]] || cat "$f"; done | sed 's/#.*//' | xargs)"
+BKEY=$( { echo "$SUITE"; echo "$PKGS"; tree_hash "$HERE/image/hooks"; cat "$SOURCES"; } | sha256sum | cut -c1-16)
 IKEY=$( { echo "$BKEY"; tree_hash "$HERE/image/overlay"; cat "$0"; "$NODE_BIN" --version; } | sha256sum | cut -c1-16)
-BASE="$CACHE/base-$BKEY.tar" IMGDIR="$CACHE/img-$IKEY"
+BASE="$CACHE/base-$SUITE-$BKEY.tar" IMGDIR="$CACHE/img-$SUITE-$IKEY"
+# current-SUITE -> img-SUITE-KEY (and current -> the same for bookworm, the name older scripts use)
+point_current() {
+  local l
+  for l in "current-$SUITE" $([[ $SUITE == bookworm ]] && echo current); do
+    ln -sfn "img-$SUITE-$IKEY" "$CACHE/$l.tmp.$$" && mv -T "$CACHE/$l.tmp.$$" "$CACHE/$l"
+  done
+}
 
 if [[ -s "$IMGDIR/rootfs.img" ]]; then
-  echo "image cached (key $IKEY, base $BKEY): $IMGDIR" >&2
-  ln -sfn "img-$IKEY" "$CACHE/current.tmp.$$" && mv -T "$CACHE/current.tmp.$$" "$CACHE/current"
+  echo "image cached ($SUITE, key $IKEY, base $BKEY): $IMGDIR" >&2
+  point_current
   echo "$IMGDIR"; exit 0
 fi
 
@@ -43,12 +66,12 @@ t0=$SECONDS
 if [[ -s "$BASE" ]]; then
   echo "+ base cached (key $BKEY)" >&2
 else
-  echo "+ mmdebstrap bookworm -> $BASE (~1-2 min)" >&2
+  echo "+ mmdebstrap $SUITE -> $BASE (~1-3 min)" >&2
   # --format=tar: mmdebstrap would otherwise guess the format from the (temporary) file name
   mmdebstrap --variant=minbase --mode=root --format=tar --quiet \
     --aptopt='APT::Install-Recommends "false"' --include="${PKGS// /,}" \
     --customize-hook="sh $(printf %q "$HERE/image/hooks/customize.sh") \"\$1\"" \
-    bookworm "$BASE.tmp.$$" "$SOURCES"
+    "$SUITE" "$BASE.tmp.$$" "$SOURCES"
   mv "$BASE.tmp.$$" "$BASE"
 fi
 t1=$SECONDS
@@ -74,14 +97,17 @@ for u in e2scrub_reap.service e2scrub_all.timer fstrim.timer apt-daily.timer apt
   ln -sf /dev/null "$root/etc/systemd/system/$u"     # mask: nothing here needs them, boot is slow enough
 done
 mkdir -p "$root/mnt/lab" "$root/mnt/proj"
+# every boot of a fresh image would otherwise be an "update" boot (ConditionNeedsUpdate: /usr newer
+# than /etc/.updated): ldconfig, journal catalog and update-done cost ~20 s of TCG boot on trixie
+touch "$root/etc/.updated" "$root/var/.updated"
 truncate -s "$IMG_SIZE" "$tmp/rootfs.img"
 mkfs.ext4 -q -F -L labroot -E root_owner=0:0 -d "$root" "$tmp/rootfs.img"
 rm -rf "$root"
 echo "$IKEY base=$BKEY node=$("$NODE_BIN" --version) built=$(date -u +%FT%TZ)" >"$tmp/key"
 mv -T "$tmp" "$IMGDIR"                                  # the image becomes valid only here
-ln -sfn "img-$IKEY" "$CACHE/current.tmp.$$" && mv -T "$CACHE/current.tmp.$$" "$CACHE/current"
-# keep the two newest of each kind (a second checkout with other keys does not thrash at once)
-ls -1dt "$CACHE"/img-* | tail -n +3 | xargs -r rm -rf
-ls -1dt "$CACHE"/base-*.tar | tail -n +3 | xargs -r rm -f
-echo "image built (key $IKEY): base $((t1-t0)) s, image $((SECONDS-t1)) s, $(du -h "$IMGDIR/rootfs.img" | cut -f1) used -> $IMGDIR" >&2
+point_current
+# keep the two newest of each kind and suite (a second checkout with other keys does not thrash at once)
+ls -1dt "$CACHE/img-$SUITE-"* | tail -n +3 | xargs -r rm -rf
+ls -1dt "$CACHE/base-$SUITE-"*.tar | tail -n +3 | xargs -r rm -f
+echo "image built ($SUITE, key $IKEY): base $((t1-t0)) s, image $((SECONDS-t1)) s, $(du -h "$IMGDIR/rootfs.img" | cut -f1) used -> $IMGDIR" >&2
 echo "$IMGDIR"

@@ -1,17 +1,24 @@
 # shellcheck shell=bash
 # Shared settings for the test-lab scripts (sourced, not executed).
 # Env: SB_VM_CACHE (/var/tmp/sessionbrake-vm: every large artifact lives there)
-#      SB_VM_IMAGE (image dir; default $SB_VM_CACHE/current, set by build-image.sh)
+#      SB_VM_SUITE (bookworm = Debian 12, the default; trixie = Debian 13): which guest
+#      SB_VM_APPEND (extra kernel command line, e.g. psi=0; after the lab's own arguments)
+#      SB_VM_IMAGE (image dir; default $SB_VM_CACHE/current-$SB_VM_SUITE, set by build-image.sh)
 #      SB_VM_ACCEL (tcg; this host's /dev/kvm is PVM and hangs stock kernels, see README)
 #      SB_VM_SMP (2) SB_VM_MEM (2048 MiB) SB_VM_PROJ_RW=1 (project share writable; default read-only)
 #      SB_VM_PROJ_CACHE (9p cache mode of the project share: loose = 2-4x faster node start/require,
 #        but host edits made after boot may not be seen; vm-start.sh background mode defaults to none)
 CACHE="${SB_VM_CACHE:-/var/tmp/sessionbrake-vm}"
-IMAGE="${SB_VM_IMAGE:-$CACHE/current}"
+SUITE="${SB_VM_SUITE:-bookworm}"
+IMAGE="${SB_VM_IMAGE:-$CACHE/current-$SUITE}"
 ACCEL="${SB_VM_ACCEL:-tcg}"
 SMP="${SB_VM_SMP:-2}"
 MEM="${SB_VM_MEM:-2048}"
 PROJ_CACHE="${SB_VM_PROJ_CACHE:-loose}"   # (vm-start.sh overrides the default)
+
+sbvm_suite_ok() {
+  case "$SUITE" in bookworm|trixie) ;; *) echo "SB_VM_SUITE=$SUITE: not a lab guest (bookworm, trixie)" >&2; exit 2;; esac
+}
 
 # Install missing host tools (we run as root in CI; a developer without root gets apt's error).
 sbvm_host_deps() {
@@ -34,6 +41,7 @@ sbvm_check_image() {
 }
 
 # sbvm_qemu_argv SHARE PROJDIR|"" EXTRA_KERNEL_CMDLINE  -> sets the array QEMU_ARGV
+# (the kernel command line ends with $SB_VM_APPEND, the user's extra arguments)
 sbvm_qemu_argv() {
   local share="$1" proj="$2" xappend="$3" accel ro=ro
   # shellcheck disable=SC2054   # the commas are qemu's
@@ -41,7 +49,8 @@ sbvm_qemu_argv() {
     kvm) accel=(-accel kvm -cpu host);;
     *)   accel=(-accel tcg,thread=multi,tb-size=256 -cpu max);;
   esac
-  local append="console=ttyS0 root=/dev/vda rw quiet loglevel=4 systemd.unified_cgroup_hierarchy=1 psi=1 panic=-1 systemd.show_status=false lab.runner=1 $xappend"
+  # SB_VM_APPEND comes last: for a parameter given twice (psi=1 ... psi=0) the kernel keeps the last
+  local append="console=ttyS0 root=/dev/vda rw quiet loglevel=4 systemd.unified_cgroup_hierarchy=1 psi=1 panic=-1 systemd.show_status=false lab.runner=1${xappend:+ $xappend}"
   # snapshot=on: guest writes go to a throw-away overlay, the image stays pristine
   QEMU_ARGV=(qemu-system-x86_64 -nodefaults -no-user-config -nographic -no-reboot
     "${accel[@]}" -smp "$SMP" -m "$MEM" -M pc
@@ -55,5 +64,5 @@ sbvm_qemu_argv() {
     QEMU_ARGV+=(-virtfs "local,path=$proj,mount_tag=proj,security_model=none,id=proj$([[ $ro == ro ]] && echo ,readonly=on)")
     append+=" lab.proj=$ro lab.projcache=$PROJ_CACHE"
   fi
-  QEMU_ARGV+=(-append "$append")
+  QEMU_ARGV+=(-append "$append${SB_VM_APPEND:+ $SB_VM_APPEND}")
 }

@@ -36,7 +36,7 @@ sbvm_qemu_argv "$share" "$proj" ""
 t0=$(date +%s.%N)
 setpriv --pdeathsig SIGKILL -- "${QEMU_ARGV[@]}" </dev/null >"$share/qemu.log" 2>&1 &
 qpid=$!
-deadline=$((SECONDS + tmo + ${SB_VM_BOOT_TIMEOUT:-180} + 30))   # boot + command + power-off
+deadline=$((SECONDS + tmo + ${SB_VM_BOOT_TIMEOUT:-360} + 30))   # boot + command + power-off
 while kill -0 "$qpid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
 if kill -0 "$qpid" 2>/dev/null; then echo "sbvm: host time-out, killing qemu" >&2; kill -9 "$qpid"; fi
 qrc=0; wait "$qpid" || qrc=$?

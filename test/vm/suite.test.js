@@ -1,25 +1,34 @@
 // @ts-check
 'use strict';
 // Host side of the real-systemd lab: `node --test test/vm/suite.test.js` (npm run test:vm).
-// Builds/reuses the guest image, boots ONE Debian 12 guest (QEMU TCG) with this repository shared
-// read-only at /mnt/proj, runs every test/vm/guest/*.test.js in it as user 'tester' and mirrors
-// each guest test as a host subtest of the same name (pass/fail/skip/todo), so the host summary
-// counts them. qemu is this process's child under pdeathsig SIGKILL, and a watchdog kills it if
-// our parent (the test runner) dies, so no qemu outlives the run.
-// Env: SB_VM_SKIP=1 (skip, reported as such), SB_VM_FILE_TIMEOUT (300 s per guest file),
-//      SB_VM_BOOT_TIMEOUT (180 s), SB_VM_KEEP_RUN=1 (keep the run dir), SB_VM_ONLY=30,31 (only
-//      the guest files starting so), and lib.sh's SB_VM_*.
+// For each guest of SB_VM_GUESTS (default bookworm,trixie = Debian 12 then Debian 13), one after
+// the other: builds/reuses its image, boots it (QEMU TCG) with this repository shared read-only at
+// /mnt/proj, runs every test/vm/guest/*.test.js in it as user 'tester' and mirrors each guest test
+// as a host subtest of the same name (pass/fail/skip/todo) under a describe block named after the
+// guest ('debian 12 (systemd 252)'), so the host summary counts them. Only one guest runs at a
+// time. qemu is this process's child under pdeathsig SIGKILL, and a watchdog kills it if our
+// parent (the test runner) dies, so no qemu outlives the run.
+// Env: SB_VM_SKIP=1 (skip, reported as such), SB_VM_GUESTS (bookworm,trixie), SB_VM_FILE_TIMEOUT
+//      (300 s per guest file), SB_VM_BOOT_TIMEOUT (360 s), SB_VM_KEEP_RUN=1 (keep the run dirs),
+//      SB_VM_ONLY=30,31 (only the guest files starting so), SB_VM_APPEND (extra kernel arguments,
+//      every guest), and lib.sh's SB_VM_*. SB_VM_SUITE and SB_VM_IMAGE are set per guest here.
 const { describe, test, before, after } = require('node:test');
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
+/** The lab's guests: SB_VM_SUITE name -> describe name (the systemd version is checked at boot). */
+const GUESTS = /** @type {Record<string, {title: string, debian: string, systemd: number}>} */ ({
+  bookworm: { title: 'debian 12 (systemd 252)', debian: '12', systemd: 252 },
+  trixie: { title: 'debian 13 (systemd 257)', debian: '13', systemd: 257 },
+});
+
 const HERE = __dirname;
 const ROOT = path.resolve(HERE, '..', '..');
 const GUEST_DIR = path.join(HERE, 'guest');
 const FILE_TIMEOUT_S = Number(process.env.SB_VM_FILE_TIMEOUT || 300);
-const BOOT_TIMEOUT_S = Number(process.env.SB_VM_BOOT_TIMEOUT || 180);
+const BOOT_TIMEOUT_S = Number(process.env.SB_VM_BOOT_TIMEOUT || 360);
 const TAIL_LINES = 40;
 const ERR_TAIL_LINES = 20;
 
@@ -152,14 +161,13 @@ if (skip) {
   // SB_VM_ONLY=30,31: only the guest files whose names start with these (a faster loop)
   const only = (process.env.SB_VM_ONLY ?? '').split(',').filter(Boolean);
   const guestFiles = fs.readdirSync(GUEST_DIR).filter((f) => f.endsWith('.test.js') && (only.length === 0 || only.some((o) => f.startsWith(o)))).sort();
-  /** @type {import('node:child_process').ChildProcess | undefined} */
+  const guests = (process.env.SB_VM_GUESTS ?? 'bookworm,trixie').split(',').map((g) => g.trim()).filter(Boolean);
+  const unknown = guests.filter((g) => !GUESTS[g]);
+
+  /** @type {import('node:child_process').ChildProcess | undefined} the one qemu running (one guest at a time) */
   let qemu;
   let qemuExited = false;
-  let failed = false;
-  let runDir = '';
-  /** @type {NodeJS.ProcessEnv} */
-  let env = process.env;
-
+  let pruned = false;
   const killQemu = () => { if (qemu && !qemuExited) qemu.kill('SIGKILL'); };
   // pdeathsig covers our own death; this covers the death of the test runner that started us
   const parentPid = process.ppid;
@@ -168,97 +176,128 @@ if (skip) {
   }, 500).unref();
   process.on('exit', killQemu);
 
-  const consoleTail = () => {
-    try {
-      const text = fs.readFileSync(path.join(runDir, 'console.log'), 'utf8')
-        .replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1bc|\r/g, '');      // SeaBIOS' terminal escapes
-      return tail(text, TAIL_LINES);
-    } catch { return '(no console log)'; }
-  };
-  /** What the guest's journal says lately (for failures). */
-  const journalTail = async () => {
-    const r = await run(['bash', path.join(HERE, 'vm-exec.sh'), '-d', runDir, '-t', '20',
-      'journalctl -b -n 30 --no-pager -o short-monotonic'], { env });
-    return tail(r.stdout + r.stderr, 30);
-  };
-
-  describe('vm lab', () => {
-    before(async () => {
-      // 1. image (cached by content key; progress streams to our stderr)
-      const t0 = Date.now();
-      const build = await run(['bash', path.join(HERE, 'build-image.sh')], { passStderr: true });
-      if (build.rc !== 0) throw new Error(`test/vm/build-image.sh failed (rc ${build.rc})`);
-      const image = build.stdout.trim().split('\n').pop() ?? '';
-      env = { ...process.env, SB_VM_IMAGE: image };
-      // 2. boot: vm-start.sh -F execs into qemu, so qemu is OUR child with pdeathsig SIGKILL
-      pruneStaleRunDirs();
-      runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbvm-suite-'));
-      const t1 = Date.now();
-      let qemuLog = '';
-      qemu = spawn('bash', [path.join(HERE, 'vm-start.sh'), '-F', '-d', runDir, '-p', ROOT],
-        { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      qemu.stdout?.on('data', (d) => { qemuLog += d; });
-      qemu.stderr?.on('data', (d) => { qemuLog += d; });
-      qemu.on('exit', () => { qemuExited = true; });
-      const ready = path.join(runDir, 'out', 'ready');
-      const deadline = Date.now() + BOOT_TIMEOUT_S * 1000;
-      while (!fs.existsSync(ready) || !fs.readFileSync(ready, 'utf8').trim()) {
-        if (qemuExited || Date.now() > deadline) {
-          killQemu();
-          failed = true;
-          throw new Error(`guest not ready (${qemuExited ? 'qemu exited' : `time-out ${BOOT_TIMEOUT_S} s`}): ${qemuLog}\n` +
-            `--- guest console (last ${TAIL_LINES} lines) ---\n${consoleTail()}`);
-        }
-        await sleep(100);
-      }
-      process.stderr.write(`sbvm: image ${((t1 - t0) / 1000).toFixed(1)} s, boot to ready ${((Date.now() - t1) / 1000).toFixed(1)} s ` +
-        `(guest uptime ${fs.readFileSync(ready, 'utf8').trim()} s), run dir ${runDir}\n`);
+  if (unknown.length) {
+    test('vm lab: SB_VM_GUESTS', () => {
+      throw new Error(`SB_VM_GUESTS=${process.env.SB_VM_GUESTS}: unknown guest(s) ${unknown.join(', ')} (known: ${Object.keys(GUESTS).join(', ')})`);
     });
+  }
 
-    after(async () => {
-      if (qemu && !qemuExited) {
-        fs.writeFileSync(path.join(runDir, 'q', 'stop'), '');
-        for (let i = 0; i < 150 && !qemuExited; i++) await sleep(100);
-        killQemu();
-      }
-      if (!runDir) return;
-      if (failed || process.env.SB_VM_KEEP_RUN) process.stderr.write(`sbvm: run dir kept: ${runDir}\n`);
-      else fs.rmSync(runDir, { recursive: true, force: true });
-    });
+  for (const suite of guests.filter((g) => GUESTS[g])) {
+    const guest = GUESTS[suite];
+    let failed = false;
+    let runDir = '';
+    /** @type {NodeJS.ProcessEnv} */
+    let env = { ...process.env, SB_VM_SUITE: suite };
 
-    for (const file of guestFiles) {
-      test(`guest/${file}`, async (t) => {
-        const rel = `test/vm/guest/${file}`;
-        // NN-name.root.sh beside a guest file sets up, as root, what the unprivileged test cannot
-        // (another user's processes, say); the test itself always runs as tester.
-        const setup = file.replace(/\.test\.js$/, '.root.sh');
-        const rootStep = fs.existsSync(path.join(GUEST_DIR, setup)) ? `bash test/vm/guest/${setup} && ` : '';
-        const cmd = `cd /mnt/proj && ${rootStep}as-tester node --test --test-reporter=/mnt/proj/test/vm/guest-reporter.js ${rel}`;
+    const consoleTail = () => {
+      try {
+        const text = fs.readFileSync(path.join(runDir, 'console.log'), 'utf8')
+          .replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1bc|\r/g, '');      // SeaBIOS' terminal escapes
+        return tail(text, TAIL_LINES);
+      } catch { return '(no console log)'; }
+    };
+    /** @param {string} cmd @param {number} timeoutS */
+    const exec = (cmd, timeoutS) => run(['bash', path.join(HERE, 'vm-exec.sh'), '-d', runDir, '-t', String(timeoutS), cmd], { env });
+    /** What the guest's journal says lately (for failures). */
+    const journalTail = async () => {
+      const r = await exec('journalctl -b -n 30 --no-pager -o short-monotonic', 20);
+      return tail(r.stdout + r.stderr, 30);
+    };
+
+    describe(guest.title, () => {
+      before(async () => {
+        // 1. image (cached by content key; progress streams to our stderr)
         const t0 = Date.now();
-        const res = await run(['bash', path.join(HERE, 'vm-exec.sh'), '-d', runDir, '-t', String(FILE_TIMEOUT_S), cmd], { env });
-        const { tests, output, diagnostics } = parseGuestRun(res.stdout);
-        const allOutput = output + res.stderr;
-        const outputTail = tail(allOutput, ERR_TAIL_LINES);
-        for (const d of diagnostics) t.diagnostic(`guest: ${d}`);
-        /** @param {GuestTest[]} ts @returns {boolean} */
-        const anyFail = (ts) => ts.some((x) => x.event === 'fail' || anyFail(x.children));
-        if (res.rc !== 0 || anyFail(tests)) {
+        const build = await run(['bash', path.join(HERE, 'build-image.sh')], { env, passStderr: true });
+        if (build.rc !== 0) throw new Error(`SB_VM_SUITE=${suite} test/vm/build-image.sh failed (rc ${build.rc})`);
+        const image = build.stdout.trim().split('\n').pop() ?? '';
+        env = { ...env, SB_VM_IMAGE: image };
+        // 2. boot: vm-start.sh -F execs into qemu, so qemu is OUR child with pdeathsig SIGKILL
+        if (!pruned) { pruneStaleRunDirs(); pruned = true; }   // not the run dir of a guest before this one
+        runDir = fs.mkdtempSync(path.join(os.tmpdir(), `sbvm-suite-${suite}-`));
+        const t1 = Date.now();
+        let qemuLog = '';
+        qemuExited = false;
+        const q = spawn('bash', [path.join(HERE, 'vm-start.sh'), '-F', '-d', runDir, '-p', ROOT],
+          { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        qemu = q;
+        q.stdout?.on('data', (d) => { qemuLog += d; });
+        q.stderr?.on('data', (d) => { qemuLog += d; });
+        q.on('exit', () => { if (qemu === q) qemuExited = true; });
+        const ready = path.join(runDir, 'out', 'ready');
+        const deadline = Date.now() + BOOT_TIMEOUT_S * 1000;
+        while (!fs.existsSync(ready) || !fs.readFileSync(ready, 'utf8').trim()) {
+          if (qemuExited || Date.now() > deadline) {
+            killQemu();
+            failed = true;
+            throw new Error(`${suite} guest not ready (${qemuExited ? 'qemu exited' : `time-out ${BOOT_TIMEOUT_S} s`}): ${qemuLog}\n` +
+              `--- guest console (last ${TAIL_LINES} lines) ---\n${consoleTail()}`);
+          }
+          await sleep(100);
+        }
+        const bootS = (Date.now() - t1) / 1000;
+        // 3. is it the guest we asked for? (a stale SB_VM_IMAGE or current-* link would say otherwise)
+        const id = await exec('. /etc/os-release; echo "$VERSION_ID $VERSION_CODENAME"; systemctl --version | head -1; uname -r; cat /proc/cmdline', 60);
+        const [osLine = '', sdLine = '', kernel = '', cmdline = ''] = id.stdout.split('\n');
+        const sdVersion = Number(/^systemd (\d+)/.exec(sdLine)?.[1]);
+        process.stderr.write(`sbvm: ${suite}: image ${((t1 - t0) / 1000).toFixed(1)} s, boot to ready ${bootS.toFixed(1)} s ` +
+          `(guest uptime ${fs.readFileSync(ready, 'utf8').trim()} s), debian ${osLine}, systemd ${sdVersion}, kernel ${kernel}, run dir ${runDir}\n` +
+          `sbvm: ${suite}: kernel command line: ${cmdline}\n`);
+        if (osLine !== `${guest.debian} ${suite}` || sdVersion !== guest.systemd) {
           failed = true;
-          process.stderr.write(`\n=== guest ${rel} failed (rc ${res.rc}, ${((Date.now() - t0) / 1000).toFixed(1)} s) ===\n` +
-            `--- output (last 100 lines) ---\n${tail(allOutput, 100)}\n` +
-            `--- guest console (last ${TAIL_LINES} lines) ---\n${consoleTail()}\n` +
-            `--- guest journal (last 30 lines) ---\n${qemuExited ? '(qemu is gone)' : await journalTail()}\n=== end ${rel} ===\n`);
+          throw new Error(`expected debian ${guest.debian} ${suite} with systemd ${guest.systemd}, the guest says ` +
+            `'${osLine}' and '${sdLine}' (rc ${id.rc}: ${id.stderr.trim()})`);
         }
-        if (!qemuExited) {
-          const left = await run(['bash', path.join(HERE, 'vm-exec.sh'), '-d', runDir, '-t', '60', CLEANUP], { env });
-          for (const l of (left.stdout + left.stderr).split('\n').filter(Boolean)) t.diagnostic(`cleaned up after ${file}: ${l}`);
-        }
-        for (const gt of tests) await mirror(t, gt, rel, outputTail);
-        // failures that no guest test carries: time-out, qemu gone, node crashed before reporting
-        if (res.rc === 124) throw new Error(`${rel} timed out after ${FILE_TIMEOUT_S} s (SB_VM_FILE_TIMEOUT)\n${outputTail}`);
-        if (res.rc !== 0 && !anyFail(tests)) throw new Error(`${rel} exited ${res.rc} without a failing test\n${outputTail}`);
-        if (!tests.length) t.diagnostic(`${rel} reported no tests`);
       });
-    }
-  });
+
+      after(async () => {
+        if (qemu && !qemuExited) {
+          fs.writeFileSync(path.join(runDir, 'q', 'stop'), '');
+          for (let i = 0; i < 150 && !qemuExited; i++) await sleep(100);
+          killQemu();
+          for (let i = 0; i < 50 && !qemuExited; i++) await sleep(100);   // gone before the next guest boots
+        }
+        qemu = undefined;
+        if (!runDir) return;
+        if (failed || process.env.SB_VM_KEEP_RUN) process.stderr.write(`sbvm: ${suite}: run dir kept: ${runDir}\n`);
+        else fs.rmSync(runDir, { recursive: true, force: true });
+      });
+
+      for (const file of guestFiles) {
+        test(`guest/${file}`, async (t) => {
+          const rel = `test/vm/guest/${file}`;
+          // NN-name.root.sh beside a guest file sets up, as root, what the unprivileged test cannot
+          // (another user's processes, say); the test itself always runs as tester. SB_LAB_GUEST
+          // tells both which guest this is (bookworm, trixie); helpers.js labGuest() says more.
+          const setup = file.replace(/\.test\.js$/, '.root.sh');
+          const rootStep = fs.existsSync(path.join(GUEST_DIR, setup)) ? `SB_LAB_GUEST=${suite} bash test/vm/guest/${setup} && ` : '';
+          const cmd = `cd /mnt/proj && ${rootStep}as-tester env SB_LAB_GUEST=${suite} node --test --test-reporter=/mnt/proj/test/vm/guest-reporter.js ${rel}`;
+          const t0 = Date.now();
+          const res = await exec(cmd, FILE_TIMEOUT_S);
+          const { tests, output, diagnostics } = parseGuestRun(res.stdout);
+          const allOutput = output + res.stderr;
+          const outputTail = tail(allOutput, ERR_TAIL_LINES);
+          for (const d of diagnostics) t.diagnostic(`guest: ${d}`);
+          /** @param {GuestTest[]} ts @returns {boolean} */
+          const anyFail = (ts) => ts.some((x) => x.event === 'fail' || anyFail(x.children));
+          if (res.rc !== 0 || anyFail(tests)) {
+            failed = true;
+            process.stderr.write(`\n=== ${suite} guest ${rel} failed (rc ${res.rc}, ${((Date.now() - t0) / 1000).toFixed(1)} s) ===\n` +
+              `--- output (last 100 lines) ---\n${tail(allOutput, 100)}\n` +
+              `--- guest console (last ${TAIL_LINES} lines) ---\n${consoleTail()}\n` +
+              `--- guest journal (last 30 lines) ---\n${qemuExited ? '(qemu is gone)' : await journalTail()}\n=== end ${suite} ${rel} ===\n`);
+          }
+          if (!qemuExited) {
+            const left = await exec(CLEANUP, 60);
+            for (const l of (left.stdout + left.stderr).split('\n').filter(Boolean)) t.diagnostic(`cleaned up after ${file}: ${l}`);
+          }
+          for (const gt of tests) await mirror(t, gt, rel, outputTail);
+          // failures that no guest test carries: time-out, qemu gone, node crashed before reporting
+          if (res.rc === 124) throw new Error(`${rel} timed out after ${FILE_TIMEOUT_S} s (SB_VM_FILE_TIMEOUT)\n${outputTail}`);
+          if (res.rc !== 0 && !anyFail(tests)) throw new Error(`${rel} exited ${res.rc} without a failing test\n${outputTail}`);
+          if (!tests.length) t.diagnostic(`${rel} reported no tests`);
+        });
+      }
+    });
+  }
 }

@@ -6,7 +6,7 @@
 #       pdeathsig SIGKILL, so it dies with its parent; the parent waits for RUNDIR/out/ready itself.
 #       Used by suite.test.js.
 # -d RUNDIR: use this run directory (the 9p share: console.log, q/, out/) instead of run/NAME.
-# Env: see lib.sh; SB_VM_BOOT_TIMEOUT (180 s, background mode). The project share is mounted with
+# Env: see lib.sh; SB_VM_BOOT_TIMEOUT (360 s, background mode). The project share is mounted with
 # 9p cache=none in background mode (host edits show at once), cache=loose with -F (faster).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -35,10 +35,10 @@ setsid "${QEMU_ARGV[@]}" </dev/null >"$run/qemu.log" 2>&1 &   # outlives this sc
 pid=$!; echo "$pid" >"$run/qemu.pid"
 trap 'echo "boot interrupted: killing qemu $pid" >&2; kill -9 "$pid" 2>/dev/null; rm -f "$run/qemu.pid"; exit 130' INT TERM HUP
 fail() { echo "$1; last console lines:" >&2; tail -n 40 "$run/console.log" >&2; kill -9 "$pid" 2>/dev/null; rm -f "$run/qemu.pid"; exit 1; }
-deadline=$((SECONDS + ${SB_VM_BOOT_TIMEOUT:-180}))
+deadline=$((SECONDS + ${SB_VM_BOOT_TIMEOUT:-360}))
 until [[ -s "$run/out/ready" ]]; do
   kill -0 "$pid" 2>/dev/null || fail "qemu exited during boot ($(cat "$run/qemu.log"))"
-  ((SECONDS < deadline)) || fail "guest not ready after ${SB_VM_BOOT_TIMEOUT:-180} s"
+  ((SECONDS < deadline)) || fail "guest not ready after ${SB_VM_BOOT_TIMEOUT:-360} s"
   sleep 0.1
 done
 echo "vm ready: pid=$pid wall_s=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N)-$t0}") guest_uptime_s=$(cat "$run/out/ready") run=$run" >&2

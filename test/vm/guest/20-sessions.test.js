@@ -84,11 +84,12 @@ test('sbd and sbctl as a user runs them', labOnly, async (t) => {
   await t.test('three sessions made by sbctl run show in status with the values of their cgroup files', async () => {
     const started = Date.now();
     for (const n of ['s1', 's2', 's3']) startSession(n, 'sleep', '600');
+    // each poll is a node start (sbctl status): under a busy TCG host 30 s was too short (trixie run)
     const report = await waitFor(() => {
       const r = statusJson().report;
       // (for a moment after its scope is made, a session's process is still the exec gate)
       return ['s1', 's2', 's3'].every((n) => r.sessions.some((s) => s.name === n && s.biggest?.name === 'sleep')) && r;
-    }, 30_000, { what: 'three sessions running sleep in sbctl status' }).catch((err) => {
+    }, 90_000, { what: 'three sessions running sleep in sbctl status' }).catch((err) => {
       throw new Error(`${err.message}\nin status: ${statusJson().report.sessions.map((s) => `${s.name} (${s.biggest?.name ?? '-'})`).join(', ')}\n${describeRuns()}`);
     });
     t.diagnostic(`three sessions listed ${Date.now() - started} ms after sbctl run (includes node start-up under TCG)`);
@@ -159,7 +160,7 @@ test('sbd and sbctl as a user runs them', labOnly, async (t) => {
     const after = await waitFor(() => {
       const pid = sbdPid();
       return pid !== 0 && pid !== before && systemctl('is-active', 'sbd.service').stdout.trim() === 'active' && pid;
-    }, 30_000, { what: 'sbd to be restarted' });
+    }, 90_000, { what: 'sbd to be restarted' });   // RestartSec + node start-up: 31 s under a busy TCG host
     assert.equal(statusJson().report.service.pid, after);
   });
 

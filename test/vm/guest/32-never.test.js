@@ -14,7 +14,9 @@ const { startSbd, incidentCollector, runSession, stopSessions, systemctl, sbctl 
 test('page-cache work under a tight brake is never marked', labOnly, async (t) => {
   await startSbd({ detector: { graceS: 10 } });
   const inc = await incidentCollector();
-  const file = path.join(os.tmpdir(), `sb-dd-${process.pid}`);
+  // /var/tmp, not os.tmpdir(): /tmp is a tmpfs on Debian 13, where 800 MB of "file" would be
+  // shmem charged to the scope, unreclaimable without swap: no page cache, a wedge instead
+  const file = path.join('/var/tmp', `sb-dd-${process.pid}`);
   t.after(() => { inc.close(); stopSessions('cache1'); fs.rmSync(file, { force: true }); });
   // 800 MB through a 64 MiB brake, with fsync: the brake grinds page cache the whole time.
   const s = runSession('cache1', ['--memory-high', '64M', '--swap-max', '0'], ['dd', 'if=/dev/zero', `of=${file}`, 'bs=1M', 'count=800', 'conv=fsync']);

@@ -4,7 +4,7 @@
 // user 'tester' (uid 1000): cwd /mnt/proj, DBUS_SESSION_BUS_ADDRESS = the user bus.
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
+const { spawn, execFileSync } = require('node:child_process');
 const { once } = require('node:events');
 const dbus = require('dbus-next');       // resolves to /mnt/proj/node_modules/dbus-next
 
@@ -16,6 +16,38 @@ const inLab = fs.existsSync('/etc/sessionbrake-lab');
 const labOnly = { skip: inLab ? false : 'guest-only test: run it with `npm run test:vm`' };
 
 const SYSTEMD = 'org.freedesktop.systemd1';
+
+/**
+ * @typedef {{suite: string, debian: number, systemd: number, kernel: string}} LabGuest
+ * @type {LabGuest | undefined}
+ */
+let guestInfo;
+/**
+ * Which lab guest this is, from the guest itself: suite ('bookworm' | 'trixie', /etc/os-release;
+ * the suite also exports it as SB_LAB_GUEST), Debian major, systemd version (`systemctl --version`),
+ * kernel release. Use it to state what differs, e.g.
+ *   if (labGuest().systemd >= 254) assert.match(out, /DelegateSubgroup=/)
+ * (guest/01-guests.test.js holds the differences measured so far; note that Debian's systemd 252
+ * DOES take OOMPolicy= on a transient scope and honours it, measured there).
+ * @returns {LabGuest}
+ */
+function labGuest() {
+  if (guestInfo) return guestInfo;
+  /** @type {Record<string, string>} */
+  const osr = {};
+  for (const line of fs.readFileSync('/etc/os-release', 'utf8').split('\n')) {
+    const m = /^([A-Z_]+)=("?)(.*)\2$/.exec(line);
+    if (m) osr[m[1]] = m[3];
+  }
+  const sd = Number(/^systemd (\d+)/.exec(execFileSync('systemctl', ['--version'], { encoding: 'utf8' }))?.[1]);
+  guestInfo = {
+    suite: osr.VERSION_CODENAME ?? process.env.SB_LAB_GUEST ?? 'unknown',
+    debian: Number(osr.VERSION_ID),
+    systemd: sd,
+    kernel: require('node:os').release(),
+  };
+  return guestInfo;
+}
 
 /** Property types for the plain-object form of startScope()'s props (value -> Variant). */
 const PROP_TYPES = /** @type {Record<string, string>} */ ({
@@ -209,5 +241,5 @@ async function spawnHog(/** @type {number} */ mib, /** @type {number} */ seconds
 }
 
 module.exports = {
-  dbus, Variant, inLab, labOnly, connectUserManager, waitFor, readCgroupFile, parseKeyed, hogArgv, spawnHog,
+  dbus, Variant, inLab, labOnly, labGuest, connectUserManager, waitFor, readCgroupFile, parseKeyed, hogArgv, spawnHog,
 };
