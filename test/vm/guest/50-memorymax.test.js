@@ -1,0 +1,78 @@
+// @ts-check
+'use strict';
+// Issue 11, guest test 2: MemoryMax is a wall, not a target. A real third-party hog (stress-ng,
+// wants 1500 MiB) in a session with --memory-high 64M --memory-max 768M, room on the machine:
+// the raises stop raise.maxMargin short of MemoryMax, sbd stops the command after the grace, and
+// the kernel's OOM killer never fires (before: the brake went to 768 MiB, the kernel OOM-killed
+// the build and systemd 252 stopped the whole scope, agent and MCP server with it).
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { labOnly, waitFor, readCgroupFile, parseKeyed } = require('./helpers');
+const { startSbd, incidentCollector, runSession, stopSessions, cgroupOf, alive, systemctl } = require('./sbd-helpers');
+const { parseConfig } = require('../../../dist/config/load.js');
+const { readKmsg } = require('../../../dist/oom/watch.js');
+
+const MiB = 2 ** 20;
+const MAX = 768 * MiB;
+const MARGIN = parseConfig({}, 'defaults').raise.maxMargin;
+
+/** The kernel log as far as tester may see it: /dev/kmsg, else root's copy (50-memorymax.root.sh). */
+function kernelLog() {
+  const own = readKmsg(); // non-blocking: a plain read of /dev/kmsg would wait for the next record
+  if ('records' in own) return { text: own.records.join('\n'), from: '/dev/kmsg' };
+  try {
+    return { text: fs.readFileSync('/tmp/sb-kmsg.log', 'utf8'), from: `root's copy /tmp/sb-kmsg.log (${own.problem})` };
+  } catch {
+    return { text: undefined, from: `${own.problem}; no root copy either` };
+  }
+}
+
+test('raises stop short of MemoryMax by the margin; the command is stopped by sbd, never OOM-killed', labOnly, async (t) => {
+  // room on the machine: a small reserve (the guest has 2 GiB); a short grace
+  await startSbd({ detector: { graceS: 10 }, raise: { reserve: '256M' }, stop: { termToKillS: 5 } });
+  const inc = await incidentCollector();
+  t.after(() => { inc.close(); stopSessions('mm50'); });
+  const s = runSession('mm50', ['--memory-high', '64M', '--memory-max', '768M', '--swap-max', '0'],
+    [process.execPath, path.join(__dirname, 'fixtures/agent.js'), 'stress-ng', '--temp-path', '/tmp', '--vm', '1', '--vm-bytes', '1500M', '--vm-keep', '--timeout', '600s']);
+  const pids = await waitFor(() => {
+    const line = s.output().split('\n').find((l) => l.startsWith('{"agent"'));
+    return line && JSON.parse(line);
+  }, 60_000, { what: 'the agent to report its pids' });
+
+  const noRoom = await inc.wait('mm50', 'no-room', 180_000);
+  assert.match(noRoom.message, /MemoryMax minus the margin allows 0 MiB more/);
+  const raises = inc.of('mm50', 'brake-raised');
+  t.diagnostic(`raises: ${raises.map((r) => `${r.toBytes / MiB} MiB (${r.limitedBy})`).join(', ')}; margin ${MARGIN / MiB} MiB`);
+  assert.ok(raises.length >= 1, 'the brake was raised while there was room');
+  for (const r of raises) assert.ok(r.toBytes <= MAX - MARGIN, `raise to ${r.toBytes / MiB} MiB is within the margin`);
+  assert.equal(raises[raises.length - 1].toBytes, MAX - MARGIN, 'the last raise goes up to the margin');
+  assert.equal(raises[raises.length - 1].limitedBy, 'MemoryMax minus the margin');
+
+  const willStop = await inc.wait('mm50', 'will-stop', 60_000);
+  assert.match(willStop.name, /^stress-ng/);
+  assert.ok(willStop.pids.includes(pids.build), 'the build subtree');
+  assert.ok(!willStop.pids.includes(pids.agent) && !willStop.pids.includes(pids.mcp));
+  const stopped = await inc.wait('mm50', 'subtree-stopped', 60_000);
+  assert.deepEqual(stopped.survived, []);
+  await waitFor(() => !alive(pids.build), 20_000, { what: 'the build to be gone' });
+
+  const dir = cgroupOf('mm50');
+  const events = parseKeyed(readCgroupFile(dir, 'memory.events'));
+  const peak = Number(readCgroupFile(dir, 'memory.peak'));
+  t.diagnostic(`memory.peak ${(peak / MiB).toFixed(1)} MiB of MemoryMax ${MAX / MiB} MiB; memory.events ${JSON.stringify(events)}`);
+  assert.equal(events.oom_kill, 0, 'no kernel OOM kill in the scope (memory.events oom_kill)');
+  assert.ok(peak < MAX, 'the session never reached its MemoryMax');
+  assert.deepEqual(inc.of('mm50', 'oom-kill'), []);
+  const log = kernelLog();
+  if (log.text === undefined) t.diagnostic(`kernel log not readable: ${log.from}; memory.events is the evidence`);
+  else {
+    t.diagnostic(`kernel log checked: ${log.from}`);
+    assert.ok(!log.text.split('\n').some((l) => l.includes('oom-kill:') && l.includes('mm50.scope')), 'no OOM kill of mm50 in the kernel log');
+  }
+  assert.ok(alive(pids.agent), `the agent (${pids.agent}) still runs`);
+  assert.ok(alive(pids.mcp), `the MCP server (${pids.mcp}) still runs`);
+  assert.equal(systemctl('is-active', 'mm50.scope').stdout.trim(), 'active', 'the scope is still active');
+  assert.equal(Number(readCgroupFile(dir, 'memory.high')), MAX - MARGIN, 'the brake is back where the raises left it');
+});
