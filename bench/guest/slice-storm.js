@@ -23,22 +23,33 @@ function run(name, argv) {
   return new Promise((resolve) => readline.createInterface({ input: /** @type {any} */ (child.stdout) }).once('line', (l) => resolve(JSON.parse(l))));
 }
 
+/** Progress for whoever watches the share ($LAB_OUT is on the host while the guest runs). */
+const progress = (msg) => fs.appendFileSync(`${process.env.LAB_OUT ?? '/tmp'}/slice-storm.progress`, `${new Date().toISOString()} ${msg}\n`);
+
 async function main() {
   const [n, greedy, brakeMib, timeoutS] = process.argv.slice(2).map(Number);
   const brake = brakeMib * 2 ** 20;
   const sessions = [];
   // the innocents first, so the slice is full of honest work when the greedy ones start
-  for (let i = 0; i < n - greedy; i++) sessions.push({ name: `inn-${i}`, kind: 'innocent', pids: await run(`inn-${i}`, ['python3', '-c', INNOCENT]) });
+  for (let i = 0; i < n - greedy; i++) {
+    sessions.push({ name: `inn-${i}`, kind: 'innocent', pids: await run(`inn-${i}`, ['python3', '-c', INNOCENT]) });
+    progress(`innocent ${i} started`);
+  }
   const starts = [];
   for (let i = 0; i < greedy; i++) starts.push(run(`greedy-${i}`, ['python3', '/mnt/proj/test/vm/guest/fixtures/agent.py', '800', '600']).then((pids) => sessions.push({ name: `greedy-${i}`, kind: 'greedy', pids })));
   await Promise.all(starts);
+  progress(`${greedy} greedy started`);
   const end = Date.now() + timeoutS * 1000;
   let above = false;
   while (Date.now() < end) {
     const cur = Number(fs.readFileSync(`${SLICE}/memory.current`, 'utf8'));
-    if (!above && cur >= 0.95 * brake) console.log(`onset\t${Date.now()}`);
+    if (!above && cur >= 0.95 * brake) {
+      console.log(`onset\t${Date.now()}`);
+      progress(`slice onset at ${Math.round(cur / 2 ** 20)} MiB`);
+    }
     above = cur >= 0.95 * brake;
-    if (sessions.filter((s) => s.kind === 'greedy').every((s) => !alive(s.pids.hog))) break;
+    const left = sessions.filter((s) => s.kind === 'greedy' && alive(s.pids.hog)).length;
+    if (left === 0) break;
     await sleep(100);
   }
   for (const s of sessions) console.log(['session', s.name, s.kind, JSON.stringify(s.pids)].join('\t'));
