@@ -9,7 +9,7 @@
 // time. qemu is this process's child under pdeathsig SIGKILL, and a watchdog kills it if our
 // parent (the test runner) dies, so no qemu outlives the run.
 // Env: SB_VM_SKIP=1 (skip, reported as such), SB_VM_GUESTS (bookworm,trixie), SB_VM_FILE_TIMEOUT
-//      (300 s per guest file), SB_VM_BOOT_TIMEOUT (360 s), SB_VM_KEEP_RUN=1 (keep the run dirs),
+//      (600 s per guest file), SB_VM_BOOT_TIMEOUT (360 s), SB_VM_KEEP_RUN=1 (keep the run dirs),
 //      SB_VM_ONLY=30,31 (only the guest files starting so), SB_VM_APPEND (extra kernel arguments,
 //      every guest), and lib.sh's SB_VM_*. SB_VM_SUITE and SB_VM_IMAGE are set per guest here.
 const { describe, test, before, after } = require('node:test');
@@ -27,7 +27,7 @@ const GUESTS = /** @type {Record<string, {title: string, debian: string, systemd
 const HERE = __dirname;
 const ROOT = path.resolve(HERE, '..', '..');
 const GUEST_DIR = path.join(HERE, 'guest');
-const FILE_TIMEOUT_S = Number(process.env.SB_VM_FILE_TIMEOUT || 300);
+const FILE_TIMEOUT_S = Number(process.env.SB_VM_FILE_TIMEOUT || 600);
 const BOOT_TIMEOUT_S = Number(process.env.SB_VM_BOOT_TIMEOUT || 360);
 const TAIL_LINES = 40;
 const ERR_TAIL_LINES = 20;
