@@ -35,4 +35,4 @@ as journalctl --user -u sbd.service --no-pager -o cat | sed 's/^<[0-9]>//' | gre
   }
 ' >>"$out"
 cat "$LAB_OUT/slice-storm-sbd.txt"
-as systemctl --user stop storm.slice
+as systemctl --user stop storm.slice; as systemctl --user reset-failed >/dev/null 2>&1 || true
