@@ -66,7 +66,7 @@ export async function runChecks(env: NodeJS.ProcessEnv, configFile: string | und
 
   if (manager) {
     // Not a failure either way: what follows a kernel OOM kill in a session, on this systemd.
-    checks.push({ name: 'OOMPolicy', ok: true, detail: describeOomPolicy(await manager.managerVersion()) });
+    checks.push({ name: 'OOMPolicy', ok: true, detail: describeOomPolicy(await manager.managerVersion(), await manager.scopeOomPolicy()) });
     const unit = await manager.getUnit(SERVICE_UNIT);
     const active = unit?.activeState === 'active';
     checks.push({ name: 'sbd unit', ok: active, detail: unit ? `${SERVICE_UNIT} is ${unit.activeState}` : `${SERVICE_UNIT} is not installed`, fix: 'sbctl install --now' });

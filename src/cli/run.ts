@@ -13,7 +13,7 @@ import { constants } from 'node:os';
 import { Pidfd, execGatePath } from '../native';
 import { readProcess } from '../proc/table';
 import { recordsDir, removeRecord, writeRecord } from '../sessions/record';
-import { scopeOomPolicySupported } from '../systemd/features';
+import { refusedOomPolicy } from '../systemd/features';
 import { isValidUnitName } from '../systemd/names';
 import type { UserManager } from '../systemd/types';
 import { UsageError } from './errors';
@@ -62,9 +62,6 @@ async function run(opts: RunOptions, manager: UserManager, env: NodeJS.ProcessEn
   if (existing && ACTIVE.has(existing.activeState)) {
     throw new UsageError(`sbctl run: a session named "${name}" exists already (${unit}, ${existing.activeState}): choose another --name`);
   }
-  // systemd ≥ 253: a kernel OOM kill takes one process, not the whole session (252 would refuse
-  // the property and stops the scope after such a kill; sbd then tells it as an incident).
-  const oomPolicy = scopeOomPolicySupported(await manager.managerVersion()) ? { oomPolicy: 'continue' as const } : {};
   const heartbeat = opts.heartbeat === undefined ? undefined : path.resolve(opts.heartbeat);
   if (!fs.existsSync(execGatePath)) {
     throw new Error(`sbctl run: the exec gate ${execGatePath} is missing: rebuild with \`npm run build:native\``);
@@ -83,17 +80,25 @@ async function run(opts: RunOptions, manager: UserManager, env: NodeJS.ProcessEn
   const dir = recordsDir(env);
   const startTicks = readProcess(pid)?.startTicks ?? 0;
   if (dir) writeRecord(dir, { unit, id: name, agentPid: pid, agentStartTicks: startTicks, createdAtMs: Date.now(), ...(heartbeat ? { heartbeat } : {}), ...(opts.reap === false ? { reap: false } : {}) });
+  const scope = {
+    name: unit,
+    slice: opts.slice,
+    pids: [pid],
+    description: `sessionbrake session ${name}`,
+    ...(opts.memoryHigh !== undefined ? { memoryHigh: opts.memoryHigh } : {}),
+    ...(opts.memoryMax !== undefined ? { memoryMax: opts.memoryMax } : {}),
+    ...(opts.swapMax !== undefined ? { memorySwapMax: opts.swapMax } : {}),
+  };
   try {
-    await manager.startScope({
-      name: unit,
-      slice: opts.slice,
-      pids: [pid],
-      description: `sessionbrake session ${name}`,
-      ...(opts.memoryHigh !== undefined ? { memoryHigh: opts.memoryHigh } : {}),
-      ...(opts.memoryMax !== undefined ? { memoryMax: opts.memoryMax } : {}),
-      ...(opts.swapMax !== undefined ? { memorySwapMax: opts.swapMax } : {}),
-      ...oomPolicy,
-    });
+    // OOMPolicy=continue: a kernel OOM kill takes one process, not the whole session. A systemd
+    // whose scopes lack it refuses the property: then the scope starts without (sbctl doctor says so).
+    try {
+      await manager.startScope({ ...scope, oomPolicy: 'continue' });
+    } catch (err) {
+      if (!refusedOomPolicy(err)) throw err;
+      process.stderr.write(`sbctl run: this systemd refuses OOMPolicy= on scopes: a kernel OOM kill would stop the whole session (see sbctl doctor)\n`);
+      await manager.startScope(scope);
+    }
   } catch (err) {
     if (dir) removeRecord(dir, unit);
     gate.end(); // EOF without a byte: the gate exits 125 and runs nothing

@@ -1,28 +1,27 @@
 /**
- * What this systemd can do, from the user manager's Version property (pure). systemd's version
- * string is "252.39-1~deb12u2" (Debian 12), "257.9-1~deb13u1" (Debian 13), "255" (upstream).
+ * What this systemd can do with a session's scope after a kernel OOM kill (OOMPolicy=), judged
+ * by what the manager accepts, not by its version: upstream added OOMPolicy= for scopes in 253,
+ * yet Debian 12's 252.39 accepts and honours it on a transient scope (measured in the lab guest:
+ * with `continue` the kill takes one process and the scope stays active).
  */
 
-/** OOMPolicy= is settable on scopes from systemd 253 on (NEWS for v253); 252 applies stop. */
-export const SCOPE_OOM_POLICY_SINCE = 253;
-
-/** The major version, or undefined when the string does not start with one. */
+/** The major version, or undefined when the string does not start with one ("252.39-1~deb12u2"). */
 export function systemdMajor(version: string): number | undefined {
   const m = /^v?(\d+)/.exec(version.trim());
   return m ? Number(m[1]) : undefined;
 }
 
-/** May a transient scope be given OOMPolicy=? Unknown versions: no (a refused property fails the start). */
-export function scopeOomPolicySupported(version: string): boolean {
-  const major = systemdMajor(version);
-  return major !== undefined && major >= SCOPE_OOM_POLICY_SINCE;
+/** A refusal of StartTransientUnit that is about the OOMPolicy property (an older systemd). */
+export function refusedOomPolicy(err: unknown): boolean {
+  const text = `${(err as { type?: string } | undefined)?.type ?? ''} ${(err as Error | undefined)?.message ?? String(err)}`;
+  return /OOMPolicy/.test(text);
 }
 
-/** What `sbctl doctor` says of this systemd and a kernel OOM kill in a session. */
-export function describeOomPolicy(version: string): string {
-  if (scopeOomPolicySupported(version)) {
-    return `systemd ${version}: sbctl run sets OOMPolicy=continue on its scopes, so a kernel OOM kill takes one process, not the session`;
+/** What `sbctl doctor` says: `policy` is a scope's OOMPolicy as the manager reports it, or undefined when scopes have none. */
+export function describeOomPolicy(version: string, policy: string | undefined): string {
+  if (policy !== undefined) {
+    return `systemd ${version}: scopes take OOMPolicy= (the default here: ${policy || 'stop'}); sbctl run sets continue, so a kernel OOM kill takes one process, not the session`;
   }
-  return `systemd ${version}: OOMPolicy= on scopes needs ${SCOPE_OOM_POLICY_SINCE}, so a kernel OOM kill in a session makes systemd stop the whole scope (agent and MCP servers too); ` +
+  return `systemd ${version}: scopes have no OOMPolicy=, so a kernel OOM kill in a session makes systemd stop the whole scope (agent and MCP servers too); ` +
     'sbd keeps raised brakes raise.maxMargin below MemoryMax so that it stops the biggest command first, and tells any OOM kill';
 }

@@ -27,7 +27,7 @@ export interface TransientScope extends MemoryProps {
   slice: string;
   pids: number[];
   description?: string;
-  /** What systemd does after a kernel OOM kill in the scope; settable on scopes from systemd 253. */
+  /** What systemd does after a kernel OOM kill in the scope (upstream 253 for scopes; Debian 12's 252 accepts it too). */
   oomPolicy?: 'continue' | 'stop' | 'kill';
 }
 
@@ -43,6 +43,8 @@ export interface UserManager {
   getUnit(unit: string): Promise<UnitInfo | undefined>;
   /** The user manager's Version property, e.g. "252.39-1~deb12u2". */
   managerVersion(): Promise<string>;
+  /** A scope's OOMPolicy (init.scope's), or undefined when this systemd's scopes have none. */
+  scopeOomPolicy(): Promise<string | undefined>;
   /** The user manager's own cgroup (its ControlGroup property), e.g. "/user.slice/user-1000.slice/user@1000.service". */
   managerCgroup(): Promise<string>;
   /** SetUnitProperties(runtime=true): the change lasts until the unit stops or the manager reloads. */

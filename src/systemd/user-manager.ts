@@ -188,6 +188,17 @@ export class DbusUserManager implements UserManager {
     return v.value;
   }
 
+  /** A scope's OOMPolicy as this manager reports it (its own init.scope's), or undefined when
+   * scopes have no such property here. */
+  async scopeOomPolicy(): Promise<string | undefined> {
+    try {
+      const [v] = (await this.call('/org/freedesktop/systemd1/unit/init_2escope', PROPERTIES, 'Get', 'ss', ['org.freedesktop.systemd1.Scope', 'OOMPolicy'])) as [dbus.Variant<string>];
+      return v.value;
+    } catch {
+      return undefined;
+    }
+  }
+
   async managerVersion(): Promise<string> {
     const [v] = (await this.call(MANAGER_PATH, PROPERTIES, 'Get', 'ss', [MANAGER, 'Version'])) as [dbus.Variant<string>];
     return v.value;

@@ -5,9 +5,8 @@
 // OOM-kills it, and sbd tells an oom-kill incident with the figures it read from the cgroup
 // (so: before the scope went away). The process is named where tester may read the kernel log;
 // on Debian (kernel.dmesg_restrict=1) the incident says where to look, and root's copy of the
-// kernel log confirms the kill. What follows depends on systemd: 252 stops the whole scope
-// (OOMPolicy=stop, not settable on scopes); from 253 sbctl run sets OOMPolicy=continue and
-// the session lives on.
+// kernel log confirms the kill. sbctl run sets OOMPolicy=continue on the scope (both lab guests
+// accept it, Debian 12's 252.39 too), so the session lives on: the kill took one process.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -55,15 +54,9 @@ test('a kernel OOM kill in a session is an incident with the figures, told befor
   }, 10_000, { what: "the kill in root's copy of the kernel log" });
   assert.deepEqual(logged.map((k) => k.pid), [pids.build], 'the kernel killed the build (python3), nothing else');
 
-  if (systemdMajor >= 253) {
-    t.diagnostic(`systemd ${systemdMajor}: OOMPolicy=continue, the session lives on`);
-    assert.equal(systemctl('show', '-p', 'OOMPolicy', '--value', 'oom52.scope').stdout.trim(), 'continue');
-    await new Promise((r) => setTimeout(r, 3000));
-    assert.equal(systemctl('is-active', 'oom52.scope').stdout.trim(), 'active', 'the scope is still active');
-    assert.ok(alive(pids.agent) && alive(pids.mcp), 'the agent and its MCP server live');
-  } else {
-    t.diagnostic(`systemd ${systemdMajor}: OOMPolicy=stop on scopes, the whole session is stopped`);
-    await waitFor(() => systemctl('is-active', 'oom52.scope').stdout.trim() !== 'active', 60_000, { what: 'systemd 252 to stop the scope' });
-    await waitFor(() => !alive(pids.agent), 30_000, { what: 'the agent to be gone with the scope' });
-  }
+  t.diagnostic(`systemd ${systemdMajor}: OOMPolicy=continue, the session lives on`);
+  assert.equal(systemctl('show', '-p', 'OOMPolicy', '--value', 'oom52.scope').stdout.trim(), 'continue');
+  await new Promise((r) => setTimeout(r, 3000));
+  assert.equal(systemctl('is-active', 'oom52.scope').stdout.trim(), 'active', 'the scope is still active');
+  assert.ok(alive(pids.agent) && alive(pids.mcp), 'the agent and its MCP server live');
 });

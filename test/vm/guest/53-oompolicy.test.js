@@ -1,7 +1,8 @@
 // @ts-check
 'use strict';
-// Issue 11: sbctl run sets OOMPolicy=continue on its scope where systemd supports it (≥ 253) and
-// must not on 252 (where it would be refused); sbctl doctor says which, on this guest's systemd.
+// Issue 11: sbctl run sets OOMPolicy=continue on its scope where systemd accepts it (both lab
+// guests do: Debian 12's 252.39 too, though upstream added it for scopes in 253), and sbctl doctor
+// says what this systemd does, consistently with the scope it really got.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { labOnly, waitFor } = require('./helpers');
@@ -18,12 +19,7 @@ test('sbctl run and doctor follow what this systemd does after a kernel OOM kill
   const line = doctor.stdout.split('\n').find((l) => /OOMPolicy/.test(l.slice(0, 30))) ?? '';
   t.diagnostic(`systemd ${systemdMajor}; scope OOMPolicy "${policy}"; doctor: ${line}`);
   assert.ok(systemdMajor >= 252, 'systemd version read');
-  if (systemdMajor >= 253) {
-    assert.equal(policy, 'continue');
-    assert.match(line, /sbctl run sets OOMPolicy=continue on its scopes/);
-  } else {
-    assert.notEqual(policy, 'continue', 'not set on 252');
-    assert.match(line, /OOMPolicy= on scopes needs 253, so a kernel OOM kill in a session makes systemd stop the whole scope/);
-  }
+  assert.equal(policy, 'continue', 'the scope got OOMPolicy=continue');
+  assert.match(line, /scopes take OOMPolicy= \(the default here: \w+\); sbctl run sets continue/, 'doctor says what this systemd does');
   assert.equal(s.child.exitCode, null, 'the session runs: the start did not fail');
 });
