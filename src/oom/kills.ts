@@ -82,5 +82,7 @@ export function describeKills(count: number, kills: readonly LoggedKill[], f: Oo
     ? kills.map((k) => `${k.comm} (pid ${k.pid}${k.anonRssBytes !== undefined ? `, ${formatSize(k.anonRssBytes)} anon` : ''})`).join(', ')
     : `${count === 1 ? 'one process' : `${count} processes`}; which: ${KERNEL_LOG_HINT}${kmsgProblem ? ` (sbd cannot read it: ${kmsgProblem})` : ''}`;
   const limit = kills[0] === undefined ? '' : kills[0].oomMemcg === '/' ? ' by the machine running out of memory' : kills[0].oomMemcg === kills[0].taskMemcg ? " at the session's MemoryMax" : ` at the limit of ${kills[0].oomMemcg}`;
+  // systemd 252 stops the scope right after a kill: its files may be gone by the time sbd reads them
+  if (Object.keys(f).length === 0) return `kernel OOM kill${limit}: ${who}; the cgroup was gone before sbd could read its figures`;
   return `kernel OOM kill${limit}: ${who}; memory.current ${size(f.currentBytes)}, high ${size(f.highBytes)}, max ${size(f.maxBytes)}, peak ${size(f.peakBytes)}, oom_kill ${f.events?.oom_kill ?? '?'}`;
 }

@@ -110,6 +110,10 @@ test('describeKills: the machine\'s own OOM, and a slice\'s limit', () => {
   assert.match(describeKills(1, [{ pid: 5, comm: 'cc1plus', oomMemcg: '/x.slice', taskMemcg: CG, atUs: 1 }], f, undefined), /^kernel OOM kill at the limit of \/x\.slice:/);
 });
 
+test('describeKills: a cgroup gone before its figures were read says so', () => {
+  assert.equal(describeKills(1, [], {}, undefined), `kernel OOM kill: one process; which: the kernel log names it: as root, journalctl -k -g 'Killed process' (or dmesg); the cgroup was gone before sbd could read its figures`);
+});
+
 test('readKmsg: records of a file; a file it may not open is a problem, not a throw', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-kmsg-'));
   const file = path.join(dir, 'kmsg');

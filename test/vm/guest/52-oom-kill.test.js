@@ -34,9 +34,16 @@ test('a kernel OOM kill in a session is an incident with the figures, told befor
   const oom = await inc.wait('oom52', 'oom-kill', 120_000);
   t.diagnostic(`incident: ${oom.message}`);
   assert.equal(oom.count, 1);
-  assert.equal(oom.maxBytes, 96 * MiB, 'figures read from the cgroup: it was still there');
-  assert.ok(oom.events.oom_kill >= 1);
-  assert.ok(oom.peakBytes >= 90 * MiB, `peak ${oom.peakBytes}`);
+  if (oom.maxBytes === undefined) {
+    // systemd 252 stops the scope right after the kill; under a loaded TCG host sbd may read the
+    // counter and then find the other files gone (seen once in a full suite run): it says so.
+    t.diagnostic('the scope was gone before sbd read its figures');
+    assert.match(oom.message, /the cgroup was gone before sbd could read its figures$/);
+  } else {
+    assert.equal(oom.maxBytes, 96 * MiB, 'figures read from the cgroup: it was still there');
+    assert.ok(oom.events.oom_kill >= 1);
+    assert.ok(oom.peakBytes >= 90 * MiB, `peak ${oom.peakBytes}`);
+  }
   const own = readKmsg();
   if ('records' in own) {
     assert.deepEqual(oom.kills.map((k) => k.pid), [pids.build], 'the kernel log names the build');
