@@ -183,8 +183,10 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
       .map((s) => {
         const feed = feeds.get(s.unit);
         const stopping = controller.brake(s.unit).stopping;
-        const state = stopping ? 'stopping' : STATE_NAMES[feed?.lastVerdict?.state ?? 'clear'] ?? 'ok';
         const deadline = feed?.state.deadline;
+        // A running deadline is standing still, whether or not a verdict came since it was
+        // restored after a restart (the first window after a restart is two seconds away).
+        const state = stopping ? 'stopping' : deadline ? 'standing-still' : STATE_NAMES[feed?.lastVerdict?.state ?? 'clear'] ?? 'ok';
         return sessionRow(s, state, deadline ? Math.max(0, (deadline.endsAtMs - now) / 1000) : null, incidents.lastAction(s.unit), now);
       })
       .filter((r): r is SessionRow => r !== undefined);
