@@ -29,7 +29,13 @@ while True:
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const alive = (pid) => { try { return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; } };
 /** Progress for whoever watches the share ($LAB_OUT is on the host while the guest runs). */
-const progress = (msg) => fs.appendFileSync(`${process.env.LAB_OUT ?? '/tmp'}/slice-storm.progress`, `${new Date().toISOString()} ${msg}\n`);
+const progress = (msg) => {
+  try {
+    fs.appendFileSync(`${process.env.LAB_OUT ?? '/tmp'}/slice-storm.progress`, `${new Date().toISOString()} ${msg}\n`);
+  } catch {
+    /* the share refused (9p and ownership): progress is a convenience, the results are not */
+  }
+};
 
 async function main() {
   const [n, greedy, brakeMib, timeoutS] = process.argv.slice(2).map(Number);
