@@ -81,6 +81,8 @@ async function main() {
     await sleep(100);
   }
   for (const s of sessions) console.log(['session', s.name, s.kind, JSON.stringify(s.pids)].join('\t'));
+  // the sessions' stdout pipes would keep this process alive as long as they run
+  process.stdout.write('', () => process.exit(0));
 }
 main().catch((e) => {
   console.error(e);
