@@ -106,7 +106,7 @@ const snapshot = (s: Pick<SliceSample, 'members'>): Record<string, number> => Ob
  */
 export const BASELINE_SPAN_MS = 60_000;
 /** One snapshot per window is enough: the machine watch may tick much faster on a small machine. */
-const SNAPSHOT_EVERY_MS = 2_000;
+export const SNAPSHOT_EVERY_MS = 2_000;
 
 /** Remember the members' sizes at `atMs` (pure): snapshots older than the span are dropped, and
  * none is kept while the slice stands still (its baseline is already chosen). */

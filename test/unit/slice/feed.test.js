@@ -78,9 +78,15 @@ test('the slice removed: the trigger says gone, the feed ends', () => {
 
 test('observe notes the members while calm (the culprit baseline), never during an episode', () => {
   const t = setup();
+  let reads = 0;
+  const read = t.feed['host'].readMembers;
+  t.feed['host'].readMembers = (dir) => { reads++; return read(dir); };
   t.clock.t = 1000;
   t.feed.observe();
   assert.equal(t.feed.state.history.length, 1);
+  t.clock.t = 1500;
+  t.feed.observe();
+  assert.equal(reads, 1, 'no read before a snapshot is due (the machine watch may tick every 100 ms)');
   t.feed.setState({ ...t.feed.state, episode: /** @type {any} */ ({ startedAtMs: 0 }) });
   t.clock.t = 9000;
   t.feed.observe();
