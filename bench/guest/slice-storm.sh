@@ -14,7 +14,7 @@ as systemctl --user daemon-reload
 sbd_config '{"slices": ["storm.slice"], "detector": {"graceS": 10}, "stop": {"termToKillS": 5}}'; sleep 5
 pid=$(as systemctl --user show -P MainPID sbd.service)
 c0=$(awk '{print $14+$15}' /proc/$pid/stat)
-as env LAB_OUT="$LAB_OUT" node bench/guest/slice-storm.js "$N" "$GREEDY" "$BRAKE_MIB" 400 >/tmp/storm.out 2>/tmp/storm.err || { cat /tmp/storm.err >&2; exit 1; }
+as env LAB_OUT="$LAB_OUT" node bench/guest/slice-storm.js "$N" "$GREEDY" "$BRAKE_MIB" 600 >/tmp/storm.out 2>/tmp/storm.err || { cat /tmp/storm.err >&2; exit 1; }
 sleep 3
 c1=$(awk '{print $14+$15}' /proc/$pid/stat)
 printf 'sbd_rss_kib\t%s\nsbd_cpu_s\t%s\n' "$(awk '/^VmRSS/{print $2}' /proc/$pid/status)" "$(awk "BEGIN{print ($c1-$c0)/100}")" >"$LAB_OUT/slice-storm-sbd.txt"
