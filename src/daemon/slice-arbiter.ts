@@ -53,7 +53,7 @@ export class SliceArbiter {
       },
       log: (level, msg, fields) => log[level](fields, msg),
     });
-    this.limits = { reserveBytes: config.raise.reserve, criticalAvailableShare: config.arbitration.criticalAvailableShare };
+    this.limits = { reserveBytes: config.raise.reserve, criticalAvailableShare: config.arbitration.criticalAvailableShare, culpritMinGrowthBytes: config.arbitration.culpritMinGrowth };
     this.machine = new MachineWatch(
       this.limits,
       (r) => {

@@ -9,7 +9,7 @@ import { SMALLEST_USEFUL_RAISE } from '../actions/brake-policy';
 import type { Config } from '../config/schema';
 import type { Session } from '../sessions/registry';
 import { type CulpritChoice, chooseCulprit } from '../slice/culprit';
-import { type SliceCause, type SliceSample, type SliceVerdict, resetSliceEpisode } from '../slice/detector';
+import { type SliceCause, type SliceSample, type SliceVerdict, limitFor, resetSliceEpisode } from '../slice/detector';
 import type { SliceFeed } from '../slice/feed';
 import type { SessionFeed } from '../stall/feed';
 import type { UserManager } from '../systemd/types';
@@ -28,11 +28,7 @@ export interface SliceControllerDeps {
 }
 
 /** The limit that binds, shared fairly between the members: the slice's brake or ceiling, or what the machine leaves the slice. */
-export function bindingLimit(cause: SliceCause, s: SliceSample): number {
-  if (cause === 'slice-brake' && s.highBytes !== Infinity) return s.highBytes;
-  if (cause === 'slice-ceiling' && s.maxBytes !== Infinity) return s.maxBytes;
-  return s.currentBytes + s.memAvailableBytes;
-}
+export const bindingLimit = (cause: SliceCause, s: SliceSample): number => limitFor(cause, s);
 
 /** How far the slice's own brake may go up (pure): a step, a margin below its MemoryMax (a wall, not a target), within MemAvailable minus the reserve. */
 export function planSliceRaise(s: SliceSample, step: number, reserve: number, maxMargin: number): { toBytes: number; limitedBy: string } | { toBytes: undefined; why: string } {

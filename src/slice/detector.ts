@@ -36,6 +36,8 @@ export interface SliceSample {
 export interface SliceLimits {
   /** MemAvailable below this: the machine is short (raise.reserve). */
   reserveBytes: number;
+  /** Growth below this is no culprit's (arbitration.culpritMinGrowth): the room the baseline must have had. */
+  culpritMinGrowthBytes: number;
   /** MemAvailable below this share of MemTotal: the kernel's OOM killer is seconds away. */
   criticalAvailableShare: number;
 }
@@ -119,9 +121,27 @@ export function noteMembers(s: SliceState, atMs: number, members: ReadonlyArray<
   return { ...s, history };
 }
 
-/** The baseline for a stall seen first at `atMs`: the oldest snapshot within the span before it. */
-function baselineAt(s: SliceState, atMs: number, fallback: SliceSample): Record<string, number> {
-  return s.history.find((h) => atMs - h.atMs <= BASELINE_SPAN_MS && h.atMs <= atMs)?.members ?? snapshot(fallback);
+/** What binds the slice for `cause` (pure): its brake or ceiling, or what the machine leaves it. */
+export function limitFor(cause: SliceCause | undefined, s: SliceSample): number {
+  if (cause === 'slice-brake' && s.highBytes !== Infinity) return s.highBytes;
+  if (cause === 'slice-ceiling' && s.maxBytes !== Infinity) return s.maxBytes;
+  return s.currentBytes + s.memAvailableBytes;
+}
+
+const topLevelTotal = (m: Record<string, number>): number => Object.entries(m).reduce((n, [p, b]) => (p.includes('/') ? n : n + b), 0);
+
+/**
+ * The baseline for a stall seen first in `sample`: the latest snapshot within the span in which
+ * the slice still had room for the minimum growth under the limit that now binds (whoever filled
+ * that room is the one that grew); else the oldest within the span; else the sample before.
+ * Measured in the guest: with the oldest snapshot alone, an innocent that had started 30 s before
+ * the greedy one (and settled since) counted as growing more.
+ */
+function baselineAt(s: SliceState, sample: SliceSample, cause: SliceCause | undefined, l: SliceLimits, fallback: SliceSample): Record<string, number> {
+  const inSpan = s.history.filter((h) => sample.atMs - h.atMs <= BASELINE_SPAN_MS && h.atMs <= sample.atMs);
+  const roomy = limitFor(cause, sample) - l.culpritMinGrowthBytes;
+  const withRoom = inSpan.filter((h) => topLevelTotal(h.members) <= roomy);
+  return (withRoom[withRoom.length - 1] ?? inSpan[0])?.members ?? snapshot(fallback);
 }
 
 export const isCritical = (s: SliceSample, l: SliceLimits): boolean => s.memAvailableBytes < l.criticalAvailableShare * s.memTotalBytes;
@@ -166,9 +186,9 @@ function verdict(event: SliceEvent, w: SliceWindow | undefined, s: SliceState): 
   return { event, state, window: w, episode: s.episode, explain: parts.join('; ') };
 }
 
-function begin(s: SliceState, sample: SliceSample, w: SliceWindow | undefined, graceMs: number, critical: boolean): SliceState {
+function begin(s: SliceState, sample: SliceSample, w: SliceWindow | undefined, graceMs: number, critical: boolean, l: SliceLimits): SliceState {
   const cause: SliceCause = critical ? 'machine' : (w?.causes[0] ?? 'machine');
-  const episode: SliceEpisode = { startedAtMs: sample.atMs, endsAtMs: sample.atMs + (critical ? 0 : graceMs), cause, critical, currentAtStart: sample.currentBytes, membersAtStart: s.baseline ?? baselineAt(s, sample.atMs, sample) };
+  const episode: SliceEpisode = { startedAtMs: sample.atMs, endsAtMs: sample.atMs + (critical ? 0 : graceMs), cause, critical, currentAtStart: sample.currentBytes, membersAtStart: s.baseline ?? baselineAt(s, sample, cause, l, sample) };
   return { ...s, episode };
 }
 
@@ -178,7 +198,7 @@ export function stepSlice(state: SliceState, sample: SliceSample, cfg: DetectorC
   if (last === undefined) {
     // The machine nearly out of memory needs no window to be seen: MemAvailable says it.
     if (isCritical(sample, l) && !state.episode) {
-      const s = begin({ ...state, last: sample }, sample, undefined, 0, true);
+      const s = begin({ ...state, last: sample }, sample, undefined, 0, true, l);
       return [s, verdict('critical', undefined, s)];
     }
     return [{ ...state, last: sample }, verdict('first-sample', undefined, state)];
@@ -206,17 +226,17 @@ export function stepSlice(state: SliceState, sample: SliceSample, cfg: DetectorC
     return [s, verdict('window', w, s)];
   }
 
-  if (w.kind === 'hot') s = { ...s, hotWindows: s.hotWindows + 1, baseline: s.baseline ?? baselineAt(s, last.atMs, last) };
+  if (w.kind === 'hot') s = { ...s, hotWindows: s.hotWindows + 1, baseline: s.baseline ?? baselineAt(s, sample, w.causes[0], l, last) };
   else {
     if (w.kind === 'clear') s = { ...s, hotWindows: 0, baseline: undefined };
     s = noteMembers(s, sample.atMs, sample.members);
   }
   if (critical) {
-    s = begin(s, sample, w, 0, true);
+    s = begin(s, sample, w, 0, true, l);
     return [s, verdict('critical', w, s)];
   }
   if (s.hotWindows >= cfg.hotWindowsToStall) {
-    s = begin(s, sample, w, cfg.graceS * 1000, false);
+    s = begin(s, sample, w, cfg.graceS * 1000, false, l);
     return [s, verdict('standing-still', w, s)];
   }
   return [s, verdict('window', w, s)];

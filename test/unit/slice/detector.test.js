@@ -13,7 +13,7 @@ const { loadTrace } = require('../../support/traces.js');
 const MiB = 2 ** 20;
 const GiB = 2 ** 30;
 const cfg = parseConfig({ detector: { graceS: 10 } }, 'test').detector;
-const limits = { reserveBytes: 1 * GiB, criticalAvailableShare: 0.05 };
+const limits = { reserveBytes: 1 * GiB, criticalAvailableShare: 0.05, culpritMinGrowthBytes: 64 * MiB };
 
 /** A slice of two members; next() advances one 2 s window. */
 function slice({ high = 320 * MiB, max = Infinity, avail = 8 * GiB, total = 16 * GiB } = {}) {
@@ -179,11 +179,31 @@ test('the baseline reaches back before the stall: a greedy member that filled th
     vs.push(v);
   }
   assert.equal(vs[2].event, 'standing-still');
-  assert.deepEqual(vs[2].episode.membersAtStart, { 'innocent.scope': 180 * MiB }, 'the oldest snapshot within the span, from before the greedy one existed');
+  assert.deepEqual(vs[2].episode.membersAtStart, { 'innocent.scope': 180 * MiB, 'greedy.scope': 5 * MiB }, 'the latest snapshot within the span that still had room: before the greedy one grew');
   const c = chooseCulprit(at(34_000, 140 * MiB, 0).members, vs[2].episode.membersAtStart, 320 * MiB, 64 * MiB);
   assert.equal(c.culprit?.path, 'greedy.scope');
   assert.equal(c.culprit?.rule, 'grew-most');
   // older than the span: forgotten
   const later = noteMembers(st.episode ? resetSliceEpisode(st) : st, 20_000 + BASELINE_SPAN_MS + 10_000, []);
   assert.ok(later.history.every((h) => h.atMs > 20_000));
+});
+
+test('the baseline is the latest snapshot with room under the limit: an innocent that started a little earlier and settled is not "growing"', () => {
+  // as seen in the guest without load: the innocent started 30 s before the greedy one
+  let st = initialSliceState();
+  st = noteMembers(st, 0, [{ path: 'innocent.scope', currentBytes: 5 * MiB }]);
+  st = noteMembers(st, 20_000, [{ path: 'innocent.scope', currentBytes: 177 * MiB }]);
+  st = noteMembers(st, 30_000, [{ path: 'innocent.scope', currentBytes: 177 * MiB }, { path: 'greedy.scope', currentBytes: 20 * MiB }]);
+  const at = (t, full) => ({ atMs: t, currentBytes: 323 * MiB, highBytes: 320 * MiB, maxBytes: Infinity, anonBytes: 323 * MiB, shmemBytes: 0, highEvents: t, maxEvents: 0,
+    memAvailableBytes: 8 * GiB, memTotalBytes: 16 * GiB, members: [{ path: 'innocent.scope', currentBytes: 177 * MiB, fullUs: full }, { path: 'greedy.scope', currentBytes: 146 * MiB, fullUs: full }] });
+  const vs = [];
+  for (const x of [at(36_000, 0), at(38_000, 1_500_000), at(40_000, 3_000_000)]) {
+    const [next, v] = stepSlice(st, x, cfg, limits);
+    st = next;
+    vs.push(v);
+  }
+  assert.equal(vs[2].event, 'standing-still');
+  assert.deepEqual(vs[2].episode.membersAtStart, { 'innocent.scope': 177 * MiB, 'greedy.scope': 20 * MiB });
+  const c = chooseCulprit(at(40_000, 0).members, vs[2].episode.membersAtStart, 320 * MiB, 64 * MiB);
+  assert.equal(c.culprit?.path, 'greedy.scope', c.why);
 });

@@ -19,7 +19,7 @@ function setup({ short = false } = {}) {
   const trigger = { spec: undefined, fire: () => {}, gone: () => {}, closed: false };
   const feed = new SliceFeed('nbr.slice', '/fake/nbr.slice', {
     config: cfg,
-    limits: { reserveBytes: 1 * GiB, criticalAvailableShare: 0.05 },
+    limits: { reserveBytes: 1 * GiB, criticalAvailableShare: 0.05, culpritMinGrowthBytes: 64 * MiB },
     onVerdict: (v) => verdicts.push(v.event),
     onGone: () => verdicts.push('gone'),
     log: () => {},
