@@ -9,7 +9,7 @@ import { SMALLEST_USEFUL_RAISE } from '../actions/brake-policy';
 import type { Config } from '../config/schema';
 import type { Session } from '../sessions/registry';
 import { type CulpritChoice, chooseCulprit } from '../slice/culprit';
-import { type SliceCause, type SliceSample, type SliceVerdict, limitFor, resetSliceEpisode } from '../slice/detector';
+import { type SliceSample, type SliceVerdict, limitFor, resetSliceEpisode } from '../slice/detector';
 import type { SliceFeed } from '../slice/feed';
 import type { SessionFeed } from '../stall/feed';
 import type { UserManager } from '../systemd/types';
@@ -26,9 +26,6 @@ export interface SliceControllerDeps {
   sessionAt(dir: string): { session: Session; feed: SessionFeed | undefined } | undefined;
   log(level: 'info' | 'warn' | 'debug', msg: string, fields: Record<string, unknown>): void;
 }
-
-/** The limit that binds, shared fairly between the members: the slice's brake or ceiling, or what the machine leaves the slice. */
-export const bindingLimit = (cause: SliceCause, s: SliceSample): number => limitFor(cause, s);
 
 /** How far the slice's own brake may go up (pure): a step, a margin below its MemoryMax (a wall, not a target), within MemAvailable minus the reserve. */
 export function planSliceRaise(s: SliceSample, step: number, reserve: number, maxMargin: number): { toBytes: number; limitedBy: string } | { toBytes: undefined; why: string } {
@@ -56,7 +53,7 @@ export class SliceController {
   judge(feed: SliceFeed, sample: SliceSample): CulpritChoice | undefined {
     const ep = feed.state.episode;
     if (!ep) return undefined;
-    return chooseCulprit(sample.members, ep.membersAtStart, bindingLimit(ep.cause, sample), this.deps.config.arbitration.culpritMinGrowth);
+    return chooseCulprit(sample.members, ep.membersAtStart, limitFor(ep.cause, sample), this.deps.config.arbitration.culpritMinGrowth);
   }
 
   onVerdict(feed: SliceFeed, v: SliceVerdict, sample: SliceSample): void {

@@ -1,7 +1,7 @@
 /** A slice's row of `sbctl status`: its figures now, its members, and the culprit while it stands still. */
 import type { SliceRow } from '../sessions/status';
 import { chooseCulprit } from './culprit';
-import type { SliceSample, SliceState } from './detector';
+import { type SliceSample, type SliceState, limitFor } from './detector';
 
 const STATE_NAMES: Record<string, string> = { clear: 'ok', warm: 'warm', hot: 'hot', 'standing-still': 'standing-still' };
 
@@ -9,7 +9,7 @@ const STATE_NAMES: Record<string, string> = { clear: 'ok', warm: 'warm', hot: 'h
 export function sliceRow(slice: string, sample: SliceSample, state: SliceState, verdictState: string | undefined, minGrowthBytes: number, nowMs: number, lastAction: string | null): SliceRow {
   const ep = state.episode;
   const cause = ep?.cause ?? (sample.highBytes !== Infinity ? 'slice-brake' : sample.maxBytes !== Infinity ? 'slice-ceiling' : 'machine');
-  const limit = cause === 'slice-brake' ? sample.highBytes : cause === 'slice-ceiling' ? sample.maxBytes : sample.currentBytes + sample.memAvailableBytes;
+  const limit = limitFor(cause, sample);
   const start = ep?.membersAtStart ?? Object.fromEntries(sample.members.map((m) => [m.path, m.currentBytes]));
   const choice = chooseCulprit(sample.members, start, limit, minGrowthBytes);
   return {
