@@ -20,7 +20,12 @@ export interface RaiseInput {
   reserve: number;
   /** Kept between a raised brake and MemoryMax (config raise.maxMargin). */
   maxMargin: number;
+  /** The kernel's page size (proc/system systemPageSize); 4096 when not given. */
+  pageBytes?: number;
 }
+
+/** Down to whole pages: the kernel keeps memory.high in pages. */
+export const wholePages = (bytes: number, pageBytes: number): number => Math.floor(bytes / pageBytes) * pageBytes;
 
 export type RaisePlan =
   | { raise: true; toBytes: number; limitedBy: string }
@@ -41,7 +46,7 @@ export function planRaise(i: RaiseInput): RaisePlan {
   for (const [name, value] of bounds) {
     if (value < to) [limitedBy, to] = [name, value];
   }
-  to = Math.floor(to / 4096) * 4096; // whole pages
+  to = wholePages(to, i.pageBytes ?? 4096);
   if (to - i.highBytes < SMALLEST_USEFUL_RAISE) {
     return { raise: false, why: `no room: ${limitedBy} allows ${Math.max(0, Math.round((to - i.highBytes) / 2 ** 20))} MiB more` };
   }
@@ -54,9 +59,9 @@ export function planRaise(i: RaiseInput): RaisePlan {
  * cannot run into the wall and be OOM-killed (taking the session with it) before our signal
  * lands; never below the brake it has.
  */
-export function liftForStop(highBytes: number, maxBytes: number, maxMargin: number): number {
+export function liftForStop(highBytes: number, maxBytes: number, maxMargin: number, pageBytes = 4096): number {
   if (maxBytes === Infinity) return Infinity;
-  return Math.max(highBytes, Math.floor((maxBytes - maxMargin) / 4096) * 4096);
+  return Math.max(highBytes, wholePages(maxBytes - maxMargin, pageBytes));
 }
 
 /** One step back towards the brake the session had before we raised it. */

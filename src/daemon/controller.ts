@@ -10,6 +10,7 @@ import { liftForStop, planLower, planRaise } from '../actions/brake-policy';
 import { currentOf, memAvailable, othersInSlice, sliceHigh } from '../actions/machine';
 import { stopSubtree } from '../actions/stop-subtree';
 import { holdProcesses } from '../actions/terminate';
+import { systemPageSize } from '../proc/system';
 import { readCgroupProcesses, rootProcess } from '../proc/table';
 import type { Session } from '../sessions/registry';
 import { type DetectorSample, type Verdict, muteAfterLowering, resetEpisode } from '../stall/detector';
@@ -131,7 +132,7 @@ export class BrakeController {
     const plan = planRaise({
       highBytes: sample.highBytes, maxBytes: sample.maxBytes, currentBytes: sample.currentBytes,
       sliceHighBytes: sliceHigh(sliceDir), othersBytes: others, memAvailableBytes: memAvailable(),
-      step: cfg.raise.step, ceiling: cfg.raise.ceiling, reserve: cfg.raise.reserve, maxMargin: cfg.raise.maxMargin,
+      step: cfg.raise.step, ceiling: cfg.raise.ceiling, reserve: cfg.raise.reserve, maxMargin: cfg.raise.maxMargin, pageBytes: systemPageSize(),
     });
     if (!plan.raise) {
       this.tell(session, 'no-room', `cannot raise the brake: ${plan.why}; its biggest command is stopped in ${Math.round((feed.state.deadline ? feed.state.deadline.endsAtMs - Date.now() : 0) / 1000)} s unless it moves`);
@@ -221,7 +222,7 @@ export class BrakeController {
       this.tell(session, 'will-stop', telling, figures);
       const report = await stopSubtree(victim, held, session.memoryHigh, {
         setBrake: (bytes) => this.deps.manager.setMemory(session.unit, { memoryHigh: bytes }),
-        liftBytes: liftForStop(session.memoryHigh, session.memoryMax, this.deps.config.raise.maxMargin),
+        liftBytes: liftForStop(session.memoryHigh, session.memoryMax, this.deps.config.raise.maxMargin, systemPageSize()),
         termToKillMs: termToKillS * 1000,
         log: (msg, fields) => this.deps.log('warn', msg, { unit: session.unit, ...fields }),
       });

@@ -5,8 +5,9 @@
  * command. Innocent members are never touched. Observe-only tells every would-be action.
  */
 import * as path from 'node:path';
-import { SMALLEST_USEFUL_RAISE } from '../actions/brake-policy';
+import { SMALLEST_USEFUL_RAISE, wholePages } from '../actions/brake-policy';
 import type { Config } from '../config/schema';
+import { systemPageSize } from '../proc/system';
 import type { Session } from '../sessions/registry';
 import { type CulpritChoice, chooseCulprit } from '../slice/culprit';
 import { type SliceSample, type SliceVerdict, limitFor, resetSliceEpisode } from '../slice/detector';
@@ -28,11 +29,11 @@ export interface SliceControllerDeps {
 }
 
 /** How far the slice's own brake may go up (pure): a step, a margin below its MemoryMax (a wall, not a target), within MemAvailable minus the reserve. */
-export function planSliceRaise(s: SliceSample, step: number, reserve: number, maxMargin: number): { toBytes: number; limitedBy: string } | { toBytes: undefined; why: string } {
+export function planSliceRaise(s: SliceSample, step: number, reserve: number, maxMargin: number, pageBytes = 4096): { toBytes: number; limitedBy: string } | { toBytes: undefined; why: string } {
   const bounds: Array<[string, number]> = [['step', s.highBytes + step], ["the slice's MemoryMax minus the margin", s.maxBytes - maxMargin], ['MemAvailable minus the reserve', s.currentBytes + s.memAvailableBytes - reserve]];
   let [limitedBy, to] = bounds[0] as [string, number];
   for (const [name, v] of bounds) if (v < to) [limitedBy, to] = [name, v];
-  to = Math.floor(to / 4096) * 4096;
+  to = wholePages(to, pageBytes);
   if (to - s.highBytes < SMALLEST_USEFUL_RAISE) return { toBytes: undefined, why: `no room: ${limitedBy} allows ${Math.max(0, Math.round((to - s.highBytes) / 2 ** 20))} MiB more` };
   return { toBytes: to, limitedBy };
 }
@@ -82,7 +83,7 @@ export class SliceController {
     if (!ep) return;
     const cfg = this.deps.config;
     if (ep.cause === 'slice-brake' && cfg.arbitration.raiseSlice) {
-      const plan = planSliceRaise(sample, cfg.arbitration.sliceStep, cfg.raise.reserve, cfg.raise.maxMargin);
+      const plan = planSliceRaise(sample, cfg.arbitration.sliceStep, cfg.raise.reserve, cfg.raise.maxMargin, systemPageSize());
       if (plan.toBytes !== undefined) return this.raiseSlice(feed, sample, plan.toBytes, plan.limitedBy);
       this.deps.log('info', 'cannot raise the slice brake', { slice: feed.slice, why: plan.why });
     }

@@ -6,7 +6,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CLOCK_TICKS, type ProcInfo, readProcess } from './table';
+import { systemClockTicks } from './system';
+import { type ProcInfo, readProcess } from './table';
 import { environValue } from './stat';
 
 /** The environment variable every process of a session carries (design.md §2). */
@@ -92,5 +93,6 @@ export function uptimeS(procRoot = '/proc'): number {
 
 /** A process's age in seconds and CPU used in seconds. */
 export function ageAndCpu(p: ProcInfo, nowUptimeS: number): { ageS: number; cpuS: number } {
-  return { ageS: Math.max(0, nowUptimeS - p.startTicks / CLOCK_TICKS), cpuS: p.cpuTicks / CLOCK_TICKS };
+  const ticks = systemClockTicks();
+  return { ageS: Math.max(0, nowUptimeS - p.startTicks / ticks), cpuS: p.cpuTicks / ticks };
 }

@@ -7,10 +7,8 @@ import * as path from 'node:path';
 import { CgroupGoneError, readCgroupFile } from '../cgroup/read';
 import { parsePids } from '../cgroup/parse';
 import { parseCmdline, parseStat, parseStatusUid } from './stat';
+import { systemPageSize } from './system';
 
-/** Bytes per page and clock ticks per second; fixed on x86-64 and arm64 Linux. */
-export const PAGE_SIZE = 4096;
-export const CLOCK_TICKS = 100;
 
 export interface ProcInfo {
   pid: number;
@@ -36,7 +34,7 @@ export function readProcess(pid: number, procRoot = '/proc'): ProcInfo | undefin
     const stat = parseStat(fs.readFileSync(path.join(dir, 'stat'), 'utf8'), path.join(dir, 'stat'));
     const uid = parseStatusUid(fs.readFileSync(path.join(dir, 'status'), 'utf8'), path.join(dir, 'status'));
     const argv = parseCmdline(fs.readFileSync(path.join(dir, 'cmdline')));
-    return { pid, ppid: stat.ppid, comm: stat.comm, uid, rssBytes: stat.rssPages * PAGE_SIZE, cpuTicks: stat.cpuTicks, startTicks: stat.startTicks, argv };
+    return { pid, ppid: stat.ppid, comm: stat.comm, uid, rssBytes: stat.rssPages * systemPageSize(), cpuTicks: stat.cpuTicks, startTicks: stat.startTicks, argv };
   } catch (err) {
     if (gone(err)) return undefined;
     throw err;

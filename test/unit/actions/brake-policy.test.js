@@ -88,3 +88,11 @@ test('MemAvailable from /proc/meminfo', () => {
   assert.equal(parseMemAvailable('MemTotal:       24576000 kB\nMemFree:        100 kB\nMemAvailable:   23000000 kB\n'), 23000000 * 1024);
   assert.throws(() => parseMemAvailable('MemTotal: 1 kB\n'), /no MemAvailable line/);
 });
+
+test('whole pages of the system\'s size: a 64K-page kernel rounds the brake to 64K (issue 12, fault 9)', () => {
+  const KiB64 = 65536;
+  const plan = planRaise({ ...base, maxBytes: 700 * MiB + 4096, pageBytes: KiB64 });
+  assert.equal(plan.raise, true);
+  assert.equal(plan.raise && plan.toBytes % KiB64, 0, 'a raise is whole 64K pages');
+  assert.equal(liftForStop(64 * MiB, 768 * MiB + 4096, 128 * MiB, KiB64) % KiB64, 0, 'the lift is whole 64K pages');
+});
