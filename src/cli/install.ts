@@ -3,9 +3,9 @@
  * directory from units/, then Reload, EnableUnitFiles and StartUnit over D-Bus.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { UserManager } from '../systemd/types';
+import { xdgHome } from '../util/xdg';
 
 const projectRoot = path.resolve(__dirname, '..', '..');
 export const SERVICE_UNIT = 'sbd.service';
@@ -13,8 +13,7 @@ export const SLICE_UNIT = 'sessions.slice';
 
 /** ~/.config/systemd/user, or under $XDG_CONFIG_HOME. */
 export function userUnitDir(env: NodeJS.ProcessEnv): string {
-  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : path.join(os.homedir(), '.config');
-  return path.join(base, 'systemd', 'user');
+  return path.join(xdgHome('config', env), 'systemd', 'user');
 }
 
 /** A unit file from units/ with @NODE@ and @ROOT@ filled in (pure apart from reading the template). */

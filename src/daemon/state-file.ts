@@ -4,9 +4,9 @@
  * brake it had before we raised it, and whether a stop was under way. Written atomically.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Deadline } from '../stall/detector';
+import { xdgHome } from '../util/xdg';
 
 export interface SavedSession {
   invocationId: string;
@@ -21,8 +21,7 @@ export type SavedState = Record<string, SavedSession>;
 
 /** $XDG_STATE_HOME/sessionbrake/state.json (default ~/.local/state). */
 export function defaultStatePath(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME !== '' ? env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state');
-  return path.join(base, 'sessionbrake', 'state.json');
+  return path.join(xdgHome('state', env), 'sessionbrake', 'state.json');
 }
 
 export function loadState(file: string, onBad: (why: string) => void): SavedState {
