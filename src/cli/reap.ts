@@ -11,12 +11,9 @@ import { readCgroupProcesses, readProcess } from '../proc/table';
 import { readRecord, recordsDir } from '../sessions/record';
 import { sessionId } from '../systemd/names';
 import type { UserManager } from '../systemd/types';
+import { formatDuration } from '../util/duration';
 import { formatSize } from '../util/size';
 import { UsageError } from './errors';
-
-function duration(s: number): string {
-  return s < 120 ? `${Math.round(s)}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${(s / 3600).toFixed(1)}h`;
-}
 
 function table(rows: readonly string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
@@ -24,7 +21,7 @@ function table(rows: readonly string[][]): string {
 }
 
 export function formatReap(rows: readonly ReapRow[]): string {
-  return table([['PID', 'PROGRAM', 'CPU', 'AGE', 'RSS', 'WHAT BECAME OF IT'], ...rows.map((r) => [String(r.pid), r.program, duration(r.cpuS), duration(r.ageS), formatSize(r.rssBytes), r.outcome])]);
+  return table([['PID', 'PROGRAM', 'CPU', 'AGE', 'RSS', 'WHAT BECAME OF IT'], ...rows.map((r) => [String(r.pid), r.program, formatDuration(r.cpuS), formatDuration(r.ageS), formatSize(r.rssBytes), r.outcome])]);
 }
 
 /** A checkout path that exists, resolved (symlinks followed) so /proc's links compare. */
@@ -91,7 +88,7 @@ export function runHolders(pathArg: string, json: boolean, say: (s: string) => v
   else if (holders.length === 0) say(`${dir}: free: no process of yours works inside`);
   else {
     say(`${dir}: held by ${holders.length} process${holders.length === 1 ? '' : 'es'}:`);
-    say(table([['PID', 'PROGRAM', 'CPU', 'AGE', 'HOW', 'SESSION'], ...holders.map((h) => [String(h.pid), h.program, duration(h.cpuS), duration(h.ageS), h.how, h.session ?? '-'])]));
+    say(table([['PID', 'PROGRAM', 'CPU', 'AGE', 'HOW', 'SESSION'], ...holders.map((h) => [String(h.pid), h.program, formatDuration(h.cpuS), formatDuration(h.ageS), h.how, h.session ?? '-'])]));
     say(`stop them with: sbctl reap --checkout ${dir}`);
   }
   return holders.length > 0 ? 1 : 0;

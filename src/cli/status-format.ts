@@ -1,25 +1,20 @@
 /** `sbctl status` for people: a header line about sbd, then one row per session (pure). */
 import type { SessionRow, SliceRow, StatusReport } from '../sessions/status';
+import { formatDuration } from '../util/duration';
 import { formatSize } from '../util/size';
 
-function duration(s: number): string {
-  if (s < 60) return `${Math.round(s)}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${Math.round(s % 60)}s`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
-  return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
-}
 
 export function formatHeader(r: StatusReport): string {
   const s = r.service;
   if (!s.running) return `sbd: not running — sessions read straight from systemd and the cgroup files (slices: ${s.slices.join(', ')})`;
   const mode = s.observeOnly ? 'observe-only' : 'acting';
-  return `sbd: running (pid ${s.pid ?? '?'}, up ${duration(s.uptimeS ?? 0)}, v${s.version}, feed ${s.feed}, ${mode}; slices: ${s.slices.join(', ')})`;
+  return `sbd: running (pid ${s.pid ?? '?'}, up ${formatDuration(s.uptimeS ?? 0)}, v${s.version}, feed ${s.feed}, ${mode}; slices: ${s.slices.join(', ')})`;
 }
 
 const COLUMNS = ['SESSION', 'STATE', 'MEMORY', 'BRAKE', 'CEILING', 'PRESSURE', 'ANON', 'PROCS', 'BIGGEST', 'HEARTBEAT'] as const;
 
 function cells(row: SessionRow): string[] {
-  const state = row.deadlineS !== null ? `${row.state} (${duration(row.deadlineS)} left)` : row.state;
+  const state = row.deadlineS !== null ? `${row.state} (${formatDuration(row.deadlineS)} left)` : row.state;
   return [
     row.name,
     state,
@@ -30,13 +25,13 @@ function cells(row: SessionRow): string[] {
     row.anonShare.toFixed(2),
     String(row.processes),
     row.biggest ? `${row.biggest.name} ${formatSize(row.biggest.rssBytes)}` : '-',
-    row.heartbeatAgeS === null ? '-' : `${duration(row.heartbeatAgeS)} ago`,
+    row.heartbeatAgeS === null ? '-' : `${formatDuration(row.heartbeatAgeS)} ago`,
   ];
 }
 
 /** One slice: its state and figures, each member's, the culprit and why (design.md §11). */
 export function formatSlice(s: SliceRow): string[] {
-  const state = s.deadlineS !== null ? `${s.state} (${s.cause ?? '?'}; ${duration(s.deadlineS)} left)` : s.state;
+  const state = s.deadlineS !== null ? `${s.state} (${s.cause ?? '?'}; ${formatDuration(s.deadlineS)} left)` : s.state;
   const lines = [`slice ${s.slice}: ${state}; memory ${formatSize(s.currentBytes)}, brake ${formatSize(s.highBytes)}, ceiling ${formatSize(s.maxBytes)}; machine: ${formatSize(s.memAvailableBytes)} available`];
   for (const m of s.members) {
     const growth = m.growthBytes === 0 ? '' : `, ${m.growthBytes > 0 ? '+' : '-'}${formatSize(Math.abs(m.growthBytes))} since the episode began`;
