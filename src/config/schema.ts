@@ -18,6 +18,8 @@ const share = z.number().min(0).max(1);
 /** raise.maxMargin's default: see its comment for the measurement behind it. */
 const MAX_MARGIN_DEFAULT = 128 * 2 ** 20;
 const seconds = z.number().positive();
+/** The log levels sbd knows, most severe first (pino's names). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 
 export const detectorSchema = z
   .object({
@@ -51,6 +53,8 @@ export const configSchema = z
     slices: z.array(z.string().regex(/^[A-Za-z0-9:_.\\-]+\.slice$/, 'a slice unit name such as "sessions.slice"')).min(1).default(['sessions.slice']),
     /** Log and show every verdict and would-be action; change nothing. */
     observeOnly: z.boolean().default(false),
+    /** sbd's log level (pino's names); `sbd --log-level` overrides it. "debug" logs every window. */
+    logLevel: z.enum(LOG_LEVELS, { message: `one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     detector: detectorSchema.default(() => detectorSchema.parse({})),
     raise: z
       .object({

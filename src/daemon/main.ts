@@ -3,8 +3,9 @@
  * sbd: the sessionbrake service. Run by systemd as a user unit (units/sbd.service).
  * Exit codes: 0 stopped by a signal, 1 lost the bus or failed, 2 bad config or arguments.
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, defaultConfigPath, loadConfig } from '../config/load';
+import { type Config, LOG_LEVELS } from '../config/schema';
 import { userBusAddress } from '../systemd/address';
 import { connectBus } from '../systemd/user-manager';
 import { VERSION } from '../version';
@@ -16,6 +17,7 @@ async function main(argv: string[]): Promise<void> {
     .description('The sessionbrake service: watches the sessions of your systemd user manager and keeps them from standing still against their memory brakes.')
     .option('-c, --config <file>', `config file (default: ${defaultConfigPath()})`)
     .option('--observe-only', 'log and show every verdict and would-be action; change nothing')
+    .addOption(new Option('--log-level <level>', 'log level, overriding the config\'s logLevel (debug logs every window)').choices(LOG_LEVELS))
     .version(VERSION)
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
@@ -25,7 +27,7 @@ async function main(argv: string[]): Promise<void> {
     if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
     throw err;
   }
-  const opts = program.opts<{ config?: string; observeOnly?: boolean }>();
+  const opts = program.opts<{ config?: string; observeOnly?: boolean; logLevel?: Config['logLevel'] }>();
   const log = createLogger();
 
   let config;
@@ -40,6 +42,8 @@ async function main(argv: string[]): Promise<void> {
     throw err;
   }
   if (opts.observeOnly) config.observeOnly = true;
+  if (opts.logLevel) config.logLevel = opts.logLevel;
+  log.level = config.logLevel;
 
   const bus = await connectBus(userBusAddress(process.env));
   bus.on('error', (err: unknown) => {

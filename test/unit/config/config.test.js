@@ -77,3 +77,16 @@ test('sizes: parse and format', () => {
   assert.equal(formatSize(1610612736), '1.50G');
   assert.equal(formatSize(Infinity), 'infinity');
 });
+
+test('logLevel: info by default, any of pino\'s levels, anything else named (issue 12, fault 9)', () => {
+  assert.equal(parseConfig({}, 'c.json').logLevel, 'info');
+  assert.equal(parseConfig({ logLevel: 'debug' }, 'c.json').logLevel, 'debug');
+  assert.throws(() => parseConfig({ logLevel: 'loud' }, 'c.json'), /c\.json: key "logLevel": expected one of fatal, error, warn, info, debug, trace; found "loud"/);
+});
+
+test('sbd --log-level: a level outside the choices is refused with exit code 2, naming the choices', () => {
+  const { spawnSync } = require('node:child_process');
+  const r = spawnSync(process.execPath, [path.join(__dirname, '../../../dist/daemon/main.js'), '--log-level', 'loud'], { encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--log-level.*loud.*fatal, error, warn, info, debug, trace/s);
+});
