@@ -48,7 +48,7 @@ async function main(argv: string[]): Promise<void> {
   const bus = await connectBus(userBusAddress(process.env));
   bus.on('error', (err: unknown) => {
     // dbus-next never reconnects: exit, and systemd's Restart=on-failure starts us anew.
-    log.fatal({ event: 'bus-lost', err: String((err as Error)?.message ?? err) }, 'lost the user bus; exiting');
+    log.fatal({ event: 'bus-lost', err }, 'lost the user bus; exiting');
     process.exit(1);
   });
   const service = await startService(config, bus, log, process.env);

@@ -90,7 +90,7 @@ export class SliceArbiter {
       this.deps.watchFile(events);
       this.byFile.set(events, feed);
     } catch (err) {
-      log.warn({ slice: s.slice, file: events, err: String(err) }, "cannot watch the slice's brake counter: its PSI trigger and the machine watch still wake it");
+      log.warn({ slice: s.slice, file: events, err }, "cannot watch the slice's brake counter: its PSI trigger and the machine watch still wake it");
     }
     this.machine.start();
   }

@@ -107,7 +107,7 @@ export class SliceController {
         this.tell(feed.slice, feed.slice, 'slice-brake-raised', message, figures); // once in force
         feed.setState(resetSliceEpisode(feed.state));
       })
-      .catch((err: unknown) => this.deps.log('warn', 'could not raise the slice brake', { slice: feed.slice, err: String(err) }));
+      .catch((err: unknown) => this.deps.log('warn', 'could not raise the slice brake', { slice: feed.slice, err }));
   }
 
   private act(feed: SliceFeed, v: SliceVerdict, sample: SliceSample): void {
@@ -131,7 +131,7 @@ export class SliceController {
     this.acting.add(feed.slice);
     this.deps.brakes
       .stopBiggest(target.session, target.feed, why, termToKillS)
-      .catch((err: unknown) => this.deps.log('warn', "stopping the culprit's biggest command failed", { slice: feed.slice, unit: target.session.unit, err: String(err) }))
+      .catch((err: unknown) => this.deps.log('warn', "stopping the culprit's biggest command failed", { slice: feed.slice, unit: target.session.unit, err }))
       .finally(() => {
         this.acting.delete(feed.slice);
         feed.setState(resetSliceEpisode(feed.state)); // a new episode: the next culprit is judged afresh

@@ -111,7 +111,7 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
       if (info === undefined) this.drop(unit);
       else this.consider(info);
     } catch (err) {
-      this.onWarn('cannot read a unit from systemd', { unit, err: (err as Error).message });
+      this.onWarn('cannot read a unit from systemd', { unit, err });
     } finally {
       this.pending.delete(unit);
       this.stale.delete(unit);

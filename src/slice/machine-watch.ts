@@ -91,7 +91,7 @@ export class MachineWatch {
       const m = readMeminfo();
       reading = { level: machineLevel(m.availableBytes, m.totalBytes, this.lines), availableBytes: m.availableBytes, totalBytes: m.totalBytes };
     } catch (err) {
-      this.log('cannot read /proc/meminfo: the machine is not watched', { err: (err as Error).message });
+      this.log('cannot read /proc/meminfo: the machine is not watched', { err });
       this.timer = undefined;
       return undefined;
     }

@@ -120,3 +120,23 @@ test('observe-only: the slice raise is told as a would-be action and nothing is 
   assert.deepEqual(t.raised, []);
   assert.deepEqual(t.told.map((i) => [i.type, i.observeOnly]), [['slice-brake-raised', true]]);
 });
+
+test('a failed raise is logged with the error itself (pino\'s err serializer keeps its type and stack), not a string (issue 12, fault 9)', async () => {
+  const logged = [];
+  const c = new SliceController({
+    config: parseConfig({ arbitration: { raiseSlice: true } }, 'test'),
+    manager: /** @type {any} */ ({ setMemory: async () => { throw new Error('org.freedesktop.DBus.Error.AccessDenied: no'); } }),
+    incidents: /** @type {any} */ ({ tell: () => {} }),
+    brakes: /** @type {any} */ ({ stopBiggest: async () => {} }),
+    sessionAt: () => undefined,
+    log: (level, msg, fields) => logged.push({ level, msg, fields }),
+  });
+  const feed = { slice: 'nbr.slice', dir: '/cg/nbr.slice', state: { ...initialSliceState(), episode }, setState(s) { this.state = s; } };
+  c.onVerdict(/** @type {any} */ (feed), /** @type {any} */ ({ event: 'standing-still', state: 'standing-still', window: undefined, episode, explain: 'test' }), /** @type {any} */ (sample()));
+  await settle();
+  await settle();
+  const entry = logged.find((l) => l.msg === 'could not raise the slice brake');
+  assert.ok(entry, 'the failure is logged');
+  assert.ok(entry.fields.err instanceof Error, `err is the Error, got ${typeof entry.fields.err}`);
+  assert.match(entry.fields.err.stack, /AccessDenied/);
+});
