@@ -26,7 +26,7 @@ function cells(row: SessionRow): string[] {
     formatSize(row.currentBytes),
     formatSize(row.highBytes),
     formatSize(row.maxBytes),
-    row.pressureFullAvg10.toFixed(2),
+    row.pressureFullAvg10 === null ? '-' : row.pressureFullAvg10.toFixed(2),
     row.anonShare.toFixed(2),
     String(row.processes),
     row.biggest ? `${row.biggest.name} ${formatSize(row.biggest.rssBytes)}` : '-',
@@ -54,6 +54,8 @@ export function formatStatus(r: StatusReport): string {
   const table = [[...COLUMNS], ...r.sessions.map(cells)];
   const widths = COLUMNS.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
   for (const row of table) lines.push(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  '));
+  // Only what is not the norm: a session watched without PSI triggers (design.md §4's fallback).
+  for (const s of r.sessions) if (s.feed !== null && s.feed !== undefined && s.feed !== 'psi') lines.push(`${s.name}: feed: ${s.feed}`);
   const last = r.sessions.filter((s) => s.lastAction !== null).map((s) => `${s.name}: ${s.lastAction}`);
   if (last.length > 0) lines.push('', 'last actions:', ...last.map((l) => `  ${l}`));
   return lines.join('\n');

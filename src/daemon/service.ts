@@ -187,7 +187,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
         // A running deadline is standing still, whether or not a verdict came since it was
         // restored after a restart (the first window after a restart is two seconds away).
         const state = stopping ? 'stopping' : deadline ? 'standing-still' : STATE_NAMES[feed?.lastVerdict?.state ?? 'clear'] ?? 'ok';
-        return sessionRow(s, state, deadline ? Math.max(0, (deadline.endsAtMs - now) / 1000) : null, incidents.lastAction(s.unit), now);
+        return sessionRow(s, state, deadline ? Math.max(0, (deadline.endsAtMs - now) / 1000) : null, incidents.lastAction(s.unit), now, feed?.describe() ?? null);
       })
       .filter((r): r is SessionRow => r !== undefined);
     return {

@@ -46,6 +46,13 @@ export class SessionFeed {
     this.measure = fs.existsSync(path.join(cgroupDir, 'memory.pressure')) ? 'psi' : 'fallback';
   }
 
+  /** How it is fed, for status: "psi", "sampling (no PSI)" (the kernel has none), or
+   * "sampling (no PSI trigger)" (PSI, but no trigger could be armed: fallbackReason says why). */
+  describe(): string {
+    if (this.mode === 'psi') return 'psi';
+    return this.measure === 'fallback' ? 'sampling (no PSI)' : 'sampling (no PSI trigger)';
+  }
+
   /** True while windows are being taken. */
   get sampling(): boolean {
     return this.timer !== undefined;

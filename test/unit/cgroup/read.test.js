@@ -41,3 +41,19 @@ test('readCpuUsage: usage_usec; undefined without cpu.stat; CgroupGoneError when
   assert.equal(readCpuUsage(dir), undefined);
   assert.throws(() => readCpuUsage(path.join(os.tmpdir(), 'sb-no-such-cgroup')), CgroupGoneError);
 });
+
+test('a cgroup of a kernel without PSI (no memory.pressure) reads, with no pressure figures', () => {
+  // booted psi=0: memory.pressure does not exist in any cgroup; the fallback measure needs the rest
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-cg-'));
+  fs.cpSync(fixture, dir, { recursive: true });
+  fs.rmSync(path.join(dir, 'memory.pressure'));
+  const s = readMemorySample(dir, 5);
+  assert.equal(s.currentBytes, 69033984);
+  assert.equal(s.ownHighEvents, 192);
+  assert.equal(s.pressureFullUs, 0);
+  assert.equal(s.pressureSomeUs, 0);
+  const { snapshotSession } = require('../../../dist/sessions/snapshot.js');
+  const snap = snapshotSession(dir, undefined, 0);
+  assert.equal(snap.currentBytes, 69033984, 'status reads the session too');
+  assert.equal(snap.pressureFullAvg10, null, 'no pressure figure, rather than a made-up 0');
+});
