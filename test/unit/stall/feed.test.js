@@ -31,12 +31,13 @@ function fakeCgroup({ pressure = true } = {}) {
 function feedOn(dir, clock) {
   const verdicts = [];
   const logs = [];
-  const trigger = { spec: undefined, fire: () => {}, closed: false };
+  const trigger = { spec: undefined, fire: () => {}, gone: () => {}, closed: false };
   const feed = new SessionFeed(dir, {
     armTrigger: (file, spec, cb) => {
       if (!fs.existsSync(file)) throw Object.assign(new Error(`open ${file}: ENOENT`), { code: 'ENOENT' });
       trigger.spec = spec;
       trigger.fire = () => cb('fired');
+      trigger.gone = () => cb('gone');
       return { close: () => { trigger.closed = true; }, unref: () => {} };
     },
     config: cfg,
@@ -134,4 +135,16 @@ test('describe(): psi with a trigger; "no PSI trigger" when PSI is there but no 
   refused.start();
   assert.equal(refused.describe(), 'sampling (no PSI trigger)');
   refused.stop();
+});
+
+test("the PSI trigger's POLLERR ('gone': the cgroup was removed) ends the feed and says so at once", () => {
+  const cg = fakeCgroup();
+  const { feed, verdicts, trigger } = feedOn(cg.dir, { t: 0 });
+  feed.start();
+  trigger.fire();
+  assert.equal(feed.sampling, true);
+  trigger.gone();
+  assert.equal(verdicts.at(-1)?.event, 'gone', 'told without waiting for a sample to fail');
+  assert.equal(feed.sampling, false);
+  assert.equal(trigger.closed, true);
 });
