@@ -99,3 +99,18 @@ export function readMemorySample(dir: string, atMs: number): MemorySample {
     cpuUsageUs: readCpuUsage(dir),
   };
 }
+
+/**
+ * Why the cgroup at `dir` is over, as the kernel says: removed, or empty (cgroup.events
+ * `populated 0`: no process left in it or below it; systemd stops such a scope). Undefined while
+ * it holds processes.
+ */
+export function cgroupOver(dir: string): string | undefined {
+  try {
+    const events = parseFlatKeyed(readCgroupFile(dir, 'cgroup.events'), path.join(dir, 'cgroup.events'));
+    return events.populated === 0 ? 'empty (cgroup.events: populated 0)' : undefined;
+  } catch (err) {
+    if (err instanceof CgroupGoneError) return 'gone (its cgroup was removed)';
+    throw err;
+  }
+}

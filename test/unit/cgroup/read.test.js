@@ -57,3 +57,14 @@ test('a cgroup of a kernel without PSI (no memory.pressure) reads, with no press
   assert.equal(snap.currentBytes, 69033984, 'status reads the session too');
   assert.equal(snap.pressureFullAvg10, null, 'no pressure figure, rather than a made-up 0');
 });
+
+test('cgroupOver: why a cgroup is over (gone, or populated 0), undefined while it holds processes', () => {
+  const { cgroupOver } = require('../../../dist/cgroup/read.js');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-cg-'));
+  fs.writeFileSync(path.join(dir, 'cgroup.events'), 'populated 1\nfrozen 0\n');
+  assert.equal(cgroupOver(dir), undefined);
+  fs.writeFileSync(path.join(dir, 'cgroup.events'), 'populated 0\nfrozen 0\n');
+  assert.equal(cgroupOver(dir), 'empty (cgroup.events: populated 0)');
+  fs.rmSync(dir, { recursive: true });
+  assert.equal(cgroupOver(dir), 'gone (its cgroup was removed)');
+});
