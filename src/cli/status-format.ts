@@ -42,6 +42,7 @@ export function formatSlice(s: SliceRow): string[] {
     const growth = m.growthBytes === 0 ? '' : `, ${m.growthBytes > 0 ? '+' : '-'}${formatSize(Math.abs(m.growthBytes))} since the episode began`;
     lines.push(`  ${m.path}: ${formatSize(m.currentBytes)} (fair share ${formatSize(m.fairShareBytes)}${growth})`);
   }
+  if (s.feed !== undefined && s.feed !== 'psi') lines.push(`  feed: ${s.feed}`);
   if (s.culprit) lines.push(`  culprit: ${s.culprit.path} (${s.culprit.rule}): ${s.culprit.why}`);
   if (s.lastAction) lines.push(`  last action: ${s.lastAction}`);
   return lines;

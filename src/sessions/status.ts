@@ -45,6 +45,8 @@ export interface SliceRow {
   /** Seconds before the culprit's biggest command is stopped. */
   deadlineS: number | null;
   lastAction: string | null;
+  /** "psi", or what wakes it without a PSI trigger (a kernel without PSI). */
+  feed?: string;
 }
 
 export interface StatusReport {

@@ -79,10 +79,10 @@ export interface Verdict {
 export const initialState = (): DetectorState => ({ last: undefined, hotWindows: 0, deadline: undefined, mutedUntilMs: 0, lastWindow: undefined });
 
 /** Fallback rule: "grew less than min(1 % of the brake, 16 MiB)" counts as not growing. */
-const FALLBACK_GROWTH_SHARE_OF_BRAKE = 0.01;
-const FALLBACK_GROWTH_CAP_BYTES = 16 * 2 ** 20;
+export const FALLBACK_GROWTH_SHARE_OF_BRAKE = 0.01;
+export const FALLBACK_GROWTH_CAP_BYTES = 16 * 2 ** 20;
 /** On the fallback measure the grace period is doubled: its evidence is coarser. */
-const FALLBACK_GRACE_FACTOR = 2;
+export const FALLBACK_GRACE_FACTOR = 2;
 
 const pct = (x: number | undefined): string => (x === undefined ? '-' : x.toFixed(2));
 

@@ -42,3 +42,9 @@ test('a session sampled without PSI says so on its own line; its pressure shows 
   const bLine = out.split('\n').find((l) => l.startsWith('b '));
   assert.equal(bLine?.split(/\s+/)[5], '-', 'PRESSURE column');
 });
+
+test('a slice without PSI says what wakes it instead', () => {
+  const lines = formatSlice({ ...slice, feed: 'no PSI: woken by its brake counter and the machine watch, judged by the fallback measure' });
+  assert.equal(lines[3], '  feed: no PSI: woken by its brake counter and the machine watch, judged by the fallback measure');
+  assert.ok(!formatSlice({ ...slice, feed: 'psi' }).some((l) => l.includes('feed:')));
+});
