@@ -25,14 +25,15 @@ const path = require('node:path');
 // on 2 cores (the whole suite took 29 min on Debian 13 alone under load); SB_VM_ALL_FILES=1, or
 // SB_VM_ONLY, runs the files asked for on every guest.
 // `suite`: the image a variant boots (its key otherwise); `append`: kernel arguments it adds (after
-// SB_VM_APPEND's); `exclude`: files that never run on it (they need another kernel), whatever asks.
+// SB_VM_APPEND's); `exclude`: files that never run on it (they need another kernel), whatever asks;
+// `filesOnly`: it runs nothing but `files`, even under SB_VM_ONLY or SB_VM_ALL_FILES.
 // 'bookworm-psi0' is Debian 12 booted psi=0, a kernel without PSI (RHEL-family kernels ship it
 // off): only the lab check and the file that asserts what sbd does there (39) run on it, and 39
 // runs nowhere else.
-const GUESTS = /** @type {Record<string, {title: string, suite?: string, debian: string, systemd: number, append?: string, files?: string[], exclude?: string[]}>} */ ({
+const GUESTS = /** @type {Record<string, {title: string, suite?: string, debian: string, systemd: number, append?: string, files?: string[], exclude?: string[], filesOnly?: boolean}>} */ ({
   bookworm: { title: 'debian 12 (systemd 252)', debian: '12', systemd: 252, exclude: ['39'] },
   trixie: { title: 'debian 13 (systemd 257)', debian: '13', systemd: 257, files: ['00', '01', '10', '30', '31', '34', '36', '37', '38', '50', '51', '52', '53'], exclude: ['39'] },
-  'bookworm-psi0': { title: 'debian 12 (systemd 252, psi=0)', suite: 'bookworm', debian: '12', systemd: 252, append: 'psi=0', files: ['00', '39'] },
+  'bookworm-psi0': { title: 'debian 12 (systemd 252, psi=0)', suite: 'bookworm', debian: '12', systemd: 252, append: 'psi=0', files: ['00', '39'], filesOnly: true },
 });
 const DEFAULT_GUESTS = 'bookworm,trixie,bookworm-psi0';
 
@@ -281,7 +282,7 @@ if (skip) {
         else fs.rmSync(runDir, { recursive: true, force: true });
       });
 
-      const all = only.length > 0 || process.env.SB_VM_ALL_FILES === '1' || guest.files === undefined;
+      const all = !guest.filesOnly && (only.length > 0 || process.env.SB_VM_ALL_FILES === '1' || guest.files === undefined);
       const files = (all ? guestFiles : guestFiles.filter((f) => guest.files?.some((p) => f.startsWith(p))))
         .filter((f) => !guest.exclude?.some((p) => f.startsWith(p)));
       for (const file of files) {
