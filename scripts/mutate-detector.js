@@ -29,7 +29,8 @@ const MUTANTS = {
   'mute after lowering': ['if (now < s.mutedUntilMs)', 'if (false)'],
   'new cgroup': ['if (sample.pressureFullUs < last.pressureFullUs || sample.ownHighEvents < last.ownHighEvents)', 'if (false)'],
   'short window': ['if (sample.atMs - last.atMs < (cfg.windowS * 1000) / 2)', 'if (false)'],
-  'fallback growth limit': ['grewBytes < limit', 'true'],
+  'fallback growth limit': ['if (grewBytes >= limit)', 'if (false)'],
+  'fallback warm keeps the deadline': ["return { ...base, kind: 'warm', share: undefined", "return { ...base, kind: 'clear', share: undefined"],
 };
 let survivors = 0;
 try {

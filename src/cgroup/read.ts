@@ -52,7 +52,7 @@ export interface MemorySample {
   fileBytes: number;
   /** memory.events.local `high`: times this cgroup's own brake was breached. */
   ownHighEvents: number;
-  /** memory.pressure `full total` (µs) and `some total`. */
+  /** memory.pressure `full total` (µs) and `some total`; 0 on a kernel without PSI. */
   pressureFullUs: number;
   pressureSomeUs: number;
   /** cpu.stat usage_usec; undefined when the cpu controller is not enabled here. */
@@ -80,7 +80,9 @@ export function readMemorySample(dir: string, atMs: number): MemorySample {
   const f = (name: string): string => readCgroupFile(dir, name);
   const stat = parseRequiredKeys(f('memory.stat'), path.join(dir, 'memory.stat'), ['anon', 'shmem', 'file'] as const);
   const eventsLocal = parseRequiredKeys(f('memory.events.local'), path.join(dir, 'memory.events.local'), ['high'] as const);
-  const pressure = parsePressure(f('memory.pressure'), path.join(dir, 'memory.pressure'));
+  // Absent on a kernel without PSI (booted psi=0): the fallback measure needs the rest.
+  const pressureText = readOptional(dir, 'memory.pressure');
+  const pressure = pressureText === undefined ? undefined : parsePressure(pressureText, path.join(dir, 'memory.pressure'));
   const swapMax = readOptional(dir, 'memory.swap.max');
   return {
     atMs,
@@ -92,8 +94,23 @@ export function readMemorySample(dir: string, atMs: number): MemorySample {
     shmemBytes: stat.shmem,
     fileBytes: stat.file,
     ownHighEvents: eventsLocal.high,
-    pressureFullUs: pressure.full?.totalUs ?? 0,
-    pressureSomeUs: pressure.some.totalUs,
+    pressureFullUs: pressure?.full?.totalUs ?? 0,
+    pressureSomeUs: pressure?.some.totalUs ?? 0,
     cpuUsageUs: readCpuUsage(dir),
   };
+}
+
+/**
+ * Why the cgroup at `dir` is over, as the kernel says: removed, or empty (cgroup.events
+ * `populated 0`: no process left in it or below it; systemd stops such a scope). Undefined while
+ * it holds processes.
+ */
+export function cgroupOver(dir: string): string | undefined {
+  try {
+    const events = parseFlatKeyed(readCgroupFile(dir, 'cgroup.events'), path.join(dir, 'cgroup.events'));
+    return events.populated === 0 ? 'empty (cgroup.events: populated 0)' : undefined;
+  } catch (err) {
+    if (err instanceof CgroupGoneError) return 'gone (its cgroup was removed)';
+    throw err;
+  }
 }

@@ -47,7 +47,7 @@ export async function runChecks(env: NodeJS.ProcessEnv, configFile: string | und
   });
 
   const psi = fs.existsSync('/proc/pressure/memory');
-  checks.push({ name: 'PSI', ok: psi, detail: psi ? '/proc/pressure/memory present' : '/proc/pressure/memory missing', fix: 'boot a kernel with CONFIG_PSI=y and psi=1 on its command line' });
+  checks.push(psiCheck(psi, readCmdline()));
   if (psi && mgr) {
     // A cgroup below the manager's own: systemd hands the user the delegated root's directory
     // but not its memory.pressure; init.scope (where systemd --user runs) is wholly the user's.
@@ -82,6 +82,34 @@ export async function runChecks(env: NodeJS.ProcessEnv, configFile: string | und
     checks.push({ name: 'config', ok: false, detail: err.message, fix: `edit ${file}` });
   }
   return checks;
+}
+
+function readCmdline(): string {
+  try {
+    return fs.readFileSync('/proc/cmdline', 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * PSI, from whether /proc/pressure/memory exists and the kernel command line (pure). Without it
+ * sbd still watches every session, by the fallback measure (design.md §4); the one thing that
+ * turns PSI on is the kernel argument psi=1 (RHEL-family kernels are built with it off).
+ */
+export function psiCheck(present: boolean, cmdline: string): Check {
+  if (present) return { name: 'PSI', ok: true, detail: '/proc/pressure/memory present' };
+  const psiArgs = cmdline.split(/\s+/).filter((a) => a.startsWith('psi='));
+  const last = psiArgs[psiArgs.length - 1]; // the kernel takes the last one
+  const why = last === 'psi=0' ? 'the kernel was booted with psi=0' : 'the kernel has it off (built without it, or off by default as on RHEL-family kernels)';
+  return {
+    name: 'PSI',
+    ok: false,
+    detail: `PSI is off: /proc/pressure/memory missing, ${why}; sbd samples each session every few seconds instead (coarser, so the grace before a stop is doubled)`,
+    fix: 'boot with the kernel argument psi=1. On GRUB: add psi=1 to GRUB_CMDLINE_LINUX in /etc/default/grub'
+      + (last === 'psi=0' ? ' (and remove psi=0)' : '')
+      + ', run update-grub (Debian, Ubuntu) or grub2-mkconfig -o /boot/grub2/grub.cfg (or: grubby --update-kernel=ALL --args=psi=1 on RHEL-family systems), then reboot',
+  };
 }
 
 export function formatChecks(checks: readonly Check[]): string {

@@ -21,7 +21,7 @@ function cells(row: SessionRow): string[] {
     formatSize(row.currentBytes),
     formatSize(row.highBytes),
     formatSize(row.maxBytes),
-    row.pressureFullAvg10.toFixed(2),
+    row.pressureFullAvg10 === null ? '-' : row.pressureFullAvg10.toFixed(2),
     row.anonShare.toFixed(2),
     String(row.processes),
     row.biggest ? `${row.biggest.name} ${formatSize(row.biggest.rssBytes)}` : '-',
@@ -37,6 +37,7 @@ export function formatSlice(s: SliceRow): string[] {
     const growth = m.growthBytes === 0 ? '' : `, ${m.growthBytes > 0 ? '+' : '-'}${formatSize(Math.abs(m.growthBytes))} since the episode began`;
     lines.push(`  ${m.path}: ${formatSize(m.currentBytes)} (fair share ${formatSize(m.fairShareBytes)}${growth})`);
   }
+  if (s.feed !== undefined && s.feed !== 'psi') lines.push(`  feed: ${s.feed}`);
   if (s.culprit) lines.push(`  culprit: ${s.culprit.path} (${s.culprit.rule}): ${s.culprit.why}`);
   if (s.lastAction) lines.push(`  last action: ${s.lastAction}`);
   return lines;
@@ -49,6 +50,8 @@ export function formatStatus(r: StatusReport): string {
   const table = [[...COLUMNS], ...r.sessions.map(cells)];
   const widths = COLUMNS.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
   for (const row of table) lines.push(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  '));
+  // Only what is not the norm: a session watched without PSI triggers (design.md §4's fallback).
+  for (const s of r.sessions) if (s.feed !== null && s.feed !== undefined && s.feed !== 'psi') lines.push(`${s.name}: feed: ${s.feed}`);
   const last = r.sessions.filter((s) => s.lastAction !== null).map((s) => `${s.name}: ${s.lastAction}`);
   if (last.length > 0) lines.push('', 'last actions:', ...last.map((l) => `  ${l}`));
   return lines.join('\n');

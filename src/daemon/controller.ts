@@ -76,6 +76,8 @@ export class BrakeController {
   }
 
   private persist(session: Session, feed: SessionFeed): void {
+    // An action that ends after the session was forgotten (removed meanwhile) saves nothing.
+    if (!this.deps.sessions().includes(session)) return;
     const b = this.brake(session.unit);
     const deadline = feed.state.deadline;
     if (deadline === undefined && b.originalHigh === undefined && !b.stopping) return this.deps.save(session.unit, undefined);

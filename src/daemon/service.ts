@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import type * as dbus from 'dbus-next';
 import { cgroupsInSlice } from '../actions/machine';
+import { cgroupOver } from '../cgroup/read';
 import type { Config } from '../config/schema';
 import { FileWatch } from '../native';
 import { type Session, SessionRegistry } from '../sessions/registry';
@@ -96,6 +97,13 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
       }
       return freeze.check(s); // a heartbeat: a recovery is told at once
     }
+    if (file.endsWith('cgroup.events')) {
+      // The kernel says the session is over (no process left, or the cgroup removed): drop it
+      // now, not when systemd's UnitRemoved comes.
+      const over = kind === 'gone' ? 'gone (cgroup.events removed)' : cgroupOver(s.cgroupDir);
+      if (over !== undefined) registry.ended(s, over);
+      return;
+    }
     if (kind !== 'modified') return;
     // Its own brake fired: a hint to take windows (the trigger may not have fired yet).
     if (file.endsWith('memory.events.local')) feeds.get(s.unit)?.wake('own brake fired');
@@ -134,7 +142,8 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
       // when the slice cannot be read
       unitsInSlice: () => cgroupsInSlice(path.dirname(s.cgroupDir)) ?? registry.countInSlice(s.slice),
       onVerdict: (v, sample) => controller.onVerdict(s, feed, v, sample),
-      onGone: () => log.debug({ unit: s.unit }, 'cgroup gone while sampling'),
+      // not from inside the 'added' handler (a restored deadline samples at once): on the next turn
+      onGone: () => setImmediate(() => registry.ended(s, 'gone (PSI trigger POLLERR, or vanished while sampling)')),
       log: (msg, fields) => log.debug(fields, msg),
       now: () => Date.now(),
     });
@@ -158,8 +167,8 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     oomKills.watch(s);
     updateStatus();
   });
-  registry.on('removed', (s) => {
-    log.info({ event: 'session-removed', unit: s.unit, id: s.id }, 'session removed');
+  registry.on('removed', (s, why) => {
+    log.info({ event: 'session-removed', unit: s.unit, id: s.id, why }, 'session removed');
     feeds.get(s.unit)?.stop();
     feeds.delete(s.unit);
     for (const file of watchedFiles(s)) {
@@ -187,7 +196,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
         // A running deadline is standing still, whether or not a verdict came since it was
         // restored after a restart (the first window after a restart is two seconds away).
         const state = stopping ? 'stopping' : deadline ? 'standing-still' : STATE_NAMES[feed?.lastVerdict?.state ?? 'clear'] ?? 'ok';
-        return sessionRow(s, state, deadline ? Math.max(0, (deadline.endsAtMs - now) / 1000) : null, incidents.lastAction(s.unit), now);
+        return sessionRow(s, state, deadline ? Math.max(0, (deadline.endsAtMs - now) / 1000) : null, incidents.lastAction(s.unit), now, feed?.describe() ?? null);
       })
       .filter((r): r is SessionRow => r !== undefined);
     return {

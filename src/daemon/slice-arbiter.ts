@@ -123,7 +123,7 @@ export class SliceArbiter {
     const now = performance.now();
     for (const f of this.feeds.values()) {
       try {
-        rows.push(sliceRow(f.slice, readSliceSample(f.dir, now), f.state, f.lastVerdict?.state, this.deps.config.arbitration.culpritMinGrowth, now, this.deps.incidents.lastAction(f.slice)));
+        rows.push({ ...sliceRow(f.slice, readSliceSample(f.dir, now), f.state, f.lastVerdict?.state, this.deps.config.arbitration.culpritMinGrowth, now, this.deps.incidents.lastAction(f.slice)), feed: f.describe() });
       } catch {
         /* the slice is gone meanwhile: no row */
       }

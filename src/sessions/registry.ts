@@ -37,7 +37,8 @@ const LIVE = new Set(['active', 'activating', 'reloading']);
 
 export interface RegistryEvents {
   added: [Session];
-  removed: [Session];
+  /** The session, and who said it is over: "systemd", or the kernel's signal (ended()). */
+  removed: [Session, string];
 }
 
 export class SessionRegistry extends EventEmitter<RegistryEvents> {
@@ -47,6 +48,11 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
   /** Units with an event after their lookup began: that lookup may have read the state before
    * the event (a new scope reads "inactive" while systemd starts it), so it is read again. */
   private readonly stale = new Set<string>();
+  /** While the first listing runs: units with an event since it began (the listing may predate it). */
+  private listing: Set<string> | undefined;
+  /** Sessions the kernel said were over (unit -> invocation), until systemd removes the unit:
+   * a lookup that still reads the unit as active must not adopt the same invocation again. */
+  private readonly over = new Map<string, string>();
 
   constructor(
     private readonly manager: UserManager,
@@ -59,14 +65,43 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
 
   /** Adopt every existing session, then follow systemd's events. */
   async start(): Promise<void> {
+    const touched = new Set<string>();
+    this.listing = touched;
     this.manager.onUnitEvent((e) => {
       if (!/\.(scope|service)$/.test(e.unit)) return;
+      this.listing?.add(e.unit);
       if (e.type === 'unit-removed') {
+        this.over.delete(e.unit);
         this.drop(e.unit);
         if (this.pending.has(e.unit)) this.stale.add(e.unit); // its lookup must not bring it back
       } else void this.refresh(e.unit);
     });
-    for (const info of await this.manager.listSliceUnits(this.slices)) this.consider(info);
+    let listed: UnitInfo[];
+    try {
+      listed = await this.manager.listSliceUnits(this.slices);
+    } finally {
+      this.listing = undefined;
+    }
+    // A unit with an event since the listing began is read again: the listing may predate a
+    // removal (it was adopted then and never dropped) or a new invocation.
+    const again: Array<Promise<void>> = [];
+    for (const info of listed) {
+      if (touched.has(info.unit)) again.push(this.refresh(info.unit));
+      else this.consider(info);
+    }
+    await Promise.all(again);
+  }
+
+  /**
+   * The kernel says this session is over (its PSI trigger's POLLERR, cgroup.events "populated 0",
+   * its cgroup gone while sampling): drop it now, before systemd's UnitRemoved, and never adopt
+   * the same invocation again. False when it was no longer a session.
+   */
+  ended(session: Session, why: string): boolean {
+    if (this.byUnit.get(session.unit) !== session) return false;
+    this.over.set(session.unit, session.invocationId);
+    this.drop(session.unit, why);
+    return true;
   }
 
   /** Every session, by unit name, in code-unit order: unit names are ASCII, and localeCompare
@@ -120,7 +155,7 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
 
   private consider(info: UnitInfo): void {
     const known = this.byUnit.get(info.unit);
-    const live = this.slices.includes(info.slice) && LIVE.has(info.activeState) && info.controlGroup !== '';
+    const live = this.slices.includes(info.slice) && LIVE.has(info.activeState) && info.controlGroup !== '' && this.over.get(info.unit) !== info.invocationId;
     if (!live) {
       if (known) this.drop(info.unit);
       return;
@@ -162,11 +197,11 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
     };
   }
 
-  private drop(unit: string): void {
+  private drop(unit: string, why = 'systemd'): void {
     const s = this.byUnit.get(unit);
     if (!s) return;
     this.byUnit.delete(unit);
     if (this.records) removeRecord(this.records, unit); // the session is over: so is its record
-    this.emit('removed', s);
+    this.emit('removed', s, why);
   }
 }

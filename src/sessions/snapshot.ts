@@ -15,8 +15,8 @@ export interface SessionSnapshot {
   swapMaxBytes: number;
   /** (anon + shmem) / current: near 1 means memory the kernel cannot simply drop. */
   anonShare: number;
-  /** The kernel's 10 s average of the `full` memory pressure, as a share (0..1). */
-  pressureFullAvg10: number;
+  /** The kernel's 10 s average of the `full` memory pressure, as a share (0..1); null without PSI. */
+  pressureFullAvg10: number | null;
   processes: number;
   /** The heaviest process by RSS: its comm only, never its arguments. */
   biggest: { name: string; pid: number; rssBytes: number } | null;
@@ -49,7 +49,8 @@ export function heaviest(procs: readonly ProcInfo[]): SessionSnapshot['biggest']
 export function snapshotSession(dir: string, heartbeat: string | undefined, nowMs: number): SessionSnapshot {
   const current = parseSingle(readCgroupFile(dir, 'memory.current'), path.join(dir, 'memory.current'));
   const stat = parseRequiredKeys(readCgroupFile(dir, 'memory.stat'), path.join(dir, 'memory.stat'), ['anon', 'shmem'] as const);
-  const pressure = parsePressure(readCgroupFile(dir, 'memory.pressure'), path.join(dir, 'memory.pressure'));
+  const pressureText = readOptional(dir, 'memory.pressure'); // absent on a kernel without PSI
+  const pressure = pressureText === undefined ? undefined : parsePressure(pressureText, path.join(dir, 'memory.pressure'));
   const procs = readCgroupProcesses(dir);
   return {
     currentBytes: current,
@@ -57,7 +58,7 @@ export function snapshotSession(dir: string, heartbeat: string | undefined, nowM
     maxBytes: limitOrInfinity(dir, 'memory.max'),
     swapMaxBytes: limitOrInfinity(dir, 'memory.swap.max'),
     anonShare: current > 0 ? Math.min(1, (stat.anon + stat.shmem) / current) : 0,
-    pressureFullAvg10: (pressure.full?.avg10 ?? 0) / 100,
+    pressureFullAvg10: pressure === undefined ? null : (pressure.full?.avg10 ?? 0) / 100,
     processes: procs.length,
     biggest: heaviest(procs),
     heartbeatAgeS: heartbeatAge(heartbeat, nowMs),

@@ -23,6 +23,8 @@ export interface SessionRow extends SessionSnapshot {
   /** Seconds left before the biggest command is stopped, while standing still. */
   deadlineS: number | null;
   lastAction: string | null;
+  /** How sbd feeds its detector: "psi", "sampling (no PSI)", "sampling (no PSI trigger)"; null when sbd is not running. */
+  feed: string | null;
 }
 
 /** A slice sbd arbitrates between its members (design.md §11), and the machine's room. */
@@ -43,6 +45,8 @@ export interface SliceRow {
   /** Seconds before the culprit's biggest command is stopped. */
   deadlineS: number | null;
   lastAction: string | null;
+  /** "psi", or what wakes it without a PSI trigger (a kernel without PSI). */
+  feed?: string;
 }
 
 export interface StatusReport {
@@ -60,9 +64,9 @@ export interface RowSource {
 }
 
 /** A row for one session; undefined when its cgroup vanished meanwhile (the session ended). */
-export function sessionRow(s: RowSource, state: string, deadlineS: number | null, lastAction: string | null, nowMs: number): SessionRow | undefined {
+export function sessionRow(s: RowSource, state: string, deadlineS: number | null, lastAction: string | null, nowMs: number, feed: string | null = null): SessionRow | undefined {
   try {
-    return { name: s.id, unit: s.unit, state, deadlineS, lastAction, ...snapshotSession(s.cgroupDir, s.heartbeat, nowMs) };
+    return { name: s.id, unit: s.unit, state, deadlineS, lastAction, feed, ...snapshotSession(s.cgroupDir, s.heartbeat, nowMs) };
   } catch (err) {
     if (err instanceof CgroupGoneError) return undefined;
     throw err;

@@ -8,6 +8,7 @@
  * there is no grace: the kernel's OOM killer is seconds away.
  */
 import type { DetectorConfig } from '../config/schema';
+import { FALLBACK_GRACE_FACTOR, FALLBACK_GROWTH_CAP_BYTES, FALLBACK_GROWTH_SHARE_OF_BRAKE } from '../stall/detector';
 
 export interface MemberSample {
   /** Relative to the slice: "a.scope", "sub.slice", "sub.slice/b.scope". */
@@ -31,6 +32,8 @@ export interface SliceSample {
   members: MemberSample[];
   memAvailableBytes: number;
   memTotalBytes: number;
+  /** false on a kernel without PSI (no memory.pressure): the members' full totals say nothing. */
+  psi?: boolean;
 }
 
 export interface SliceLimits {
@@ -171,6 +174,17 @@ export function classifySliceWindow(a: SliceSample, b: SliceSample, cfg: Detecto
   const causes = causesOf(a, b, cfg, l);
   const base = { share, stalledMember, anonShare, causes, windowMs };
   if (isCritical(b, l)) return { ...base, kind: 'hot', causes: causes.includes('machine') ? causes : [...causes, 'machine'], reason: `MemAvailable ${mib(b.memAvailableBytes)} below ${pct(l.criticalAvailableShare)} of the machine` };
+  if (b.psi === false) {
+    // Without PSI, design.md §4's fallback one level up: the slice's own brake or ceiling fired
+    // and it grew less than min(1 % of its limit, 16 MiB): hot; it grew more: clear; else warm.
+    const grew = b.currentBytes - a.currentBytes;
+    const fired = b.highEvents - a.highEvents + (b.maxEvents - a.maxEvents);
+    const limit = Math.min(FALLBACK_GROWTH_SHARE_OF_BRAKE * limitFor(causes[0], b), FALLBACK_GROWTH_CAP_BYTES);
+    if (anonShare < cfg.anonFuse) return { ...base, kind: 'clear', reason: `no PSI; anon share ${pct(anonShare)} below ${cfg.anonFuse}: page cache` };
+    if (grew >= limit) return { ...base, kind: 'clear', reason: `no PSI; grew ${mib(grew)}` };
+    if (fired > 0) return { ...base, kind: 'hot', reason: `no PSI; the slice's brake fired ${fired}x, grew only ${mib(grew)}` };
+    return { ...base, kind: 'warm', reason: "no PSI; the slice's brake did not fire, nor did it grow" };
+  }
   if (share < cfg.clearShare) return { ...base, kind: 'clear', reason: `no member stalls (highest full share ${pct(share)})` };
   if (anonShare < cfg.anonFuse) return { ...base, kind: 'clear', reason: `anon share ${pct(anonShare)} below ${cfg.anonFuse}: page cache` };
   if (causes.length === 0) return { ...base, kind: 'clear', reason: "neither the slice's brake nor its ceiling nor the machine binds (a member's own brake is its own detector's business)" };
@@ -236,7 +250,7 @@ export function stepSlice(state: SliceState, sample: SliceSample, cfg: DetectorC
     return [s, verdict('critical', w, s)];
   }
   if (s.hotWindows >= cfg.hotWindowsToStall) {
-    s = begin(s, sample, w, cfg.graceS * 1000, false, l);
+    s = begin(s, sample, w, cfg.graceS * 1000 * (sample.psi === false ? FALLBACK_GRACE_FACTOR : 1), false, l);
     return [s, verdict('standing-still', w, s)];
   }
   return [s, verdict('window', w, s)];

@@ -4,6 +4,7 @@
  * short. Awake, it takes one window every windowS until the slice is clear and the machine is
  * not short; then it sleeps and costs nothing.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CgroupGoneError } from '../cgroup/read';
 import type { DetectorConfig } from '../config/schema';
@@ -41,6 +42,13 @@ export class SliceFeed {
     readonly dir: string,
     private readonly host: SliceFeedHost,
   ) {}
+
+  /** How it is woken, for status: "psi" (its trigger), or without one what wakes it instead. */
+  describe(): string {
+    if (this.triggerProblem === undefined) return 'psi';
+    const why = fs.existsSync(path.join(this.dir, 'memory.pressure')) ? 'no PSI trigger' : 'no PSI';
+    return `${why}: woken by its brake counter and the machine watch, judged by the fallback measure`;
+  }
 
   get sampling(): boolean {
     return this.timer !== undefined;

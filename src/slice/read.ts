@@ -66,5 +66,6 @@ export function readSliceSample(sliceDir: string, atMs: number): SliceSample {
     members: readMembers(sliceDir),
     memAvailableBytes: mem.availableBytes,
     memTotalBytes: mem.totalBytes,
+    psi: fs.existsSync(path.join(sliceDir, 'memory.pressure')), // absent on a kernel without PSI
   };
 }

@@ -79,10 +79,10 @@ export interface Verdict {
 export const initialState = (): DetectorState => ({ last: undefined, hotWindows: 0, deadline: undefined, mutedUntilMs: 0, lastWindow: undefined });
 
 /** Fallback rule: "grew less than min(1 % of the brake, 16 MiB)" counts as not growing. */
-const FALLBACK_GROWTH_SHARE_OF_BRAKE = 0.01;
-const FALLBACK_GROWTH_CAP_BYTES = 16 * 2 ** 20;
+export const FALLBACK_GROWTH_SHARE_OF_BRAKE = 0.01;
+export const FALLBACK_GROWTH_CAP_BYTES = 16 * 2 ** 20;
 /** On the fallback measure the grace period is doubled: its evidence is coarser. */
-const FALLBACK_GRACE_FACTOR = 2;
+export const FALLBACK_GRACE_FACTOR = 2;
 
 const pct = (x: number | undefined): string => (x === undefined ? '-' : x.toFixed(2));
 
@@ -103,10 +103,11 @@ export function classifyWindow(a: DetectorSample, b: DetectorSample, cfg: Detect
 
   if (b.measure === 'fallback') {
     const limit = Math.min(FALLBACK_GROWTH_SHARE_OF_BRAKE * b.highBytes, FALLBACK_GROWTH_CAP_BYTES);
-    if (ownHighDelta > 0 && grewBytes < limit && fuseHolds) {
-      return { ...base, kind: 'hot', share: undefined, reason: `own brake fired ${ownHighDelta}x, grew only ${grewBytes} B` };
-    }
-    return { ...base, kind: 'clear', share: undefined, reason: ownHighDelta === 0 ? 'own brake did not fire' : !fuseHolds ? 'anon fuse open (page cache)' : `grew ${grewBytes} B` };
+    if (!fuseHolds) return { ...base, kind: 'clear', share: undefined, reason: 'anon fuse open (page cache)' };
+    // Clear when it grew more; neither grown nor braked is warm: it keeps a running deadline.
+    if (grewBytes >= limit) return { ...base, kind: 'clear', share: undefined, reason: `grew ${grewBytes} B` };
+    if (ownHighDelta > 0) return { ...base, kind: 'hot', share: undefined, reason: `own brake fired ${ownHighDelta}x, grew only ${grewBytes} B` };
+    return { ...base, kind: 'warm', share: undefined, reason: `own brake did not fire, grew only ${grewBytes} B` };
   }
 
   const share = windowMs > 0 ? (b.pressureFullUs - a.pressureFullUs) / (windowMs * 1000) : 0;

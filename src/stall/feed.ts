@@ -21,7 +21,7 @@ export interface FeedHost {
   unitsInSlice(): number;
   /** Every verdict, with the sample it came from. */
   onVerdict(verdict: Verdict, sample: DetectorSample): void;
-  /** The session's cgroup vanished while sampling. */
+  /** The session's cgroup vanished: its PSI trigger's POLLERR, or gone while sampling. */
   onGone(): void;
   log(msg: string, fields: Record<string, unknown>): void;
   now(): number;
@@ -46,6 +46,13 @@ export class SessionFeed {
     this.measure = fs.existsSync(path.join(cgroupDir, 'memory.pressure')) ? 'psi' : 'fallback';
   }
 
+  /** How it is fed, for status: "psi", "sampling (no PSI)" (the kernel has none), or
+   * "sampling (no PSI trigger)" (PSI, but no trigger could be armed: fallbackReason says why). */
+  describe(): string {
+    if (this.mode === 'psi') return 'psi';
+    return this.measure === 'fallback' ? 'sampling (no PSI)' : 'sampling (no PSI trigger)';
+  }
+
   /** True while windows are being taken. */
   get sampling(): boolean {
     return this.timer !== undefined;
@@ -62,6 +69,7 @@ export class SessionFeed {
         const arm = this.host.armTrigger ?? ((f, spec, cb) => PsiTrigger.arm(f, spec, cb));
         this.trigger = arm(path.join(this.cgroupDir, 'memory.pressure'), { kind: 'full', stallUs, windowUs }, (kind) => {
           if (kind === 'fired') this.wake('psi-trigger');
+          else this.gone(); // POLLERR: the kernel removed the cgroup
         });
         this.trigger.unref();
         return;
@@ -98,8 +106,7 @@ export class SessionFeed {
       raw = readMemorySample(this.cgroupDir, this.host.now());
     } catch (err) {
       if (err instanceof CgroupGoneError) {
-        this.stop();
-        this.host.onGone();
+        this.gone();
         return undefined;
       }
       throw err;
@@ -125,6 +132,11 @@ export class SessionFeed {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.state = { ...this.state, last: undefined };
+  }
+
+  private gone(): void {
+    this.stop();
+    this.host.onGone();
   }
 
   stop(): void {

@@ -24,10 +24,18 @@ const path = require('node:path');
 // what differs between the guests and issue 11's tests, so that CI stays well inside its 90 min
 // on 2 cores (the whole suite took 29 min on Debian 13 alone under load); SB_VM_ALL_FILES=1, or
 // SB_VM_ONLY, runs the files asked for on every guest.
-const GUESTS = /** @type {Record<string, {title: string, debian: string, systemd: number, files?: string[]}>} */ ({
-  bookworm: { title: 'debian 12 (systemd 252)', debian: '12', systemd: 252 },
-  trixie: { title: 'debian 13 (systemd 257)', debian: '13', systemd: 257, files: ['00', '01', '10', '30', '31', '34', '36', '37', '38', '50', '51', '52', '53'] },
+// `suite`: the image a variant boots (its key otherwise); `append`: kernel arguments it adds (after
+// SB_VM_APPEND's); `exclude`: files that never run on it (they need another kernel), whatever asks;
+// `filesOnly`: it runs nothing but `files`, even under SB_VM_ONLY or SB_VM_ALL_FILES.
+// 'bookworm-psi0' is Debian 12 booted psi=0, a kernel without PSI (RHEL-family kernels ship it
+// off): only the lab check and the file that asserts what sbd does there (39) run on it, and 39
+// runs nowhere else.
+const GUESTS = /** @type {Record<string, {title: string, suite?: string, debian: string, systemd: number, append?: string, files?: string[], exclude?: string[], filesOnly?: boolean}>} */ ({
+  bookworm: { title: 'debian 12 (systemd 252)', debian: '12', systemd: 252, exclude: ['39'] },
+  trixie: { title: 'debian 13 (systemd 257)', debian: '13', systemd: 257, files: ['00', '01', '10', '30', '31', '34', '36', '37', '38', '50', '51', '52', '53'], exclude: ['39'] },
+  'bookworm-psi0': { title: 'debian 12 (systemd 252, psi=0)', suite: 'bookworm', debian: '12', systemd: 252, append: 'psi=0', files: ['00', '39'], filesOnly: true },
 });
+const DEFAULT_GUESTS = 'bookworm,trixie,bookworm-psi0';
 
 const HERE = __dirname;
 const ROOT = path.resolve(HERE, '..', '..');
@@ -166,7 +174,7 @@ if (skip) {
   // SB_VM_ONLY=30,31: only the guest files whose names start with these (a faster loop)
   const only = (process.env.SB_VM_ONLY ?? '').split(',').filter(Boolean);
   const guestFiles = fs.readdirSync(GUEST_DIR).filter((f) => f.endsWith('.test.js') && (only.length === 0 || only.some((o) => f.startsWith(o)))).sort();
-  const guests = (process.env.SB_VM_GUESTS ?? 'bookworm,trixie').split(',').map((g) => g.trim()).filter(Boolean);
+  const guests = (process.env.SB_VM_GUESTS ?? DEFAULT_GUESTS).split(',').map((g) => g.trim()).filter(Boolean);
   const unknown = guests.filter((g) => !GUESTS[g]);
 
   /** @type {import('node:child_process').ChildProcess | undefined} the one qemu running (one guest at a time) */
@@ -187,12 +195,14 @@ if (skip) {
     });
   }
 
-  for (const suite of guests.filter((g) => GUESTS[g])) {
-    const guest = GUESTS[suite];
+  for (const key of guests.filter((g) => GUESTS[g])) {
+    const guest = GUESTS[key];
+    const suite = guest.suite ?? key;
     let failed = false;
     let runDir = '';
+    const append = [process.env.SB_VM_APPEND, guest.append].filter(Boolean).join(' ');
     /** @type {NodeJS.ProcessEnv} */
-    let env = { ...process.env, SB_VM_SUITE: suite };
+    let env = { ...process.env, SB_VM_SUITE: suite, SB_VM_APPEND: append };
 
     const consoleTail = () => {
       try {
@@ -219,7 +229,7 @@ if (skip) {
         env = { ...env, SB_VM_IMAGE: image };
         // 2. boot: vm-start.sh -F execs into qemu, so qemu is OUR child with pdeathsig SIGKILL
         if (!pruned) { pruneStaleRunDirs(); pruned = true; }   // not the run dir of a guest before this one
-        runDir = fs.mkdtempSync(path.join(os.tmpdir(), `sbvm-suite-${suite}-`));
+        runDir = fs.mkdtempSync(path.join(os.tmpdir(), `sbvm-suite-${key}-`));
         const t1 = Date.now();
         let qemuLog = '';
         qemuExited = false;
@@ -245,13 +255,17 @@ if (skip) {
         const id = await exec('. /etc/os-release; echo "$VERSION_ID $VERSION_CODENAME"; systemctl --version | head -1; uname -r; cat /proc/cmdline', 60);
         const [osLine = '', sdLine = '', kernel = '', cmdline = ''] = id.stdout.split('\n');
         const sdVersion = Number(/^systemd (\d+)/.exec(sdLine)?.[1]);
-        process.stderr.write(`sbvm: ${suite}: image ${((t1 - t0) / 1000).toFixed(1)} s, boot to ready ${bootS.toFixed(1)} s ` +
+        process.stderr.write(`sbvm: ${key}: image ${((t1 - t0) / 1000).toFixed(1)} s, boot to ready ${bootS.toFixed(1)} s ` +
           `(guest uptime ${fs.readFileSync(ready, 'utf8').trim()} s), debian ${osLine}, systemd ${sdVersion}, kernel ${kernel}, run dir ${runDir}\n` +
-          `sbvm: ${suite}: kernel command line: ${cmdline}\n`);
+          `sbvm: ${key}: kernel command line: ${cmdline}\n`);
         if (osLine !== `${guest.debian} ${suite}` || sdVersion !== guest.systemd) {
           failed = true;
           throw new Error(`expected debian ${guest.debian} ${suite} with systemd ${guest.systemd}, the guest says ` +
             `'${osLine}' and '${sdLine}' (rc ${id.rc}: ${id.stderr.trim()})`);
+        }
+        if (append && !cmdline.trimEnd().endsWith(append)) {
+          failed = true;
+          throw new Error(`the ${key} guest must boot with '${append}' last on its kernel command line; it says '${cmdline}'`);
         }
       });
 
@@ -264,12 +278,14 @@ if (skip) {
         }
         qemu = undefined;
         if (!runDir) return;
-        if (failed || process.env.SB_VM_KEEP_RUN) process.stderr.write(`sbvm: ${suite}: run dir kept: ${runDir}\n`);
+        if (failed || process.env.SB_VM_KEEP_RUN) process.stderr.write(`sbvm: ${key}: run dir kept: ${runDir}\n`);
         else fs.rmSync(runDir, { recursive: true, force: true });
       });
 
-      const all = only.length > 0 || process.env.SB_VM_ALL_FILES === '1' || guest.files === undefined;
-      for (const file of all ? guestFiles : guestFiles.filter((f) => guest.files?.some((p) => f.startsWith(p)))) {
+      const all = !guest.filesOnly && (only.length > 0 || process.env.SB_VM_ALL_FILES === '1' || guest.files === undefined);
+      const files = (all ? guestFiles : guestFiles.filter((f) => guest.files?.some((p) => f.startsWith(p))))
+        .filter((f) => !guest.exclude?.some((p) => f.startsWith(p)));
+      for (const file of files) {
         test(`guest/${file}`, async (t) => {
           const rel = `test/vm/guest/${file}`;
           // NN-name.root.sh beside a guest file sets up, as root, what the unprivileged test cannot
@@ -288,10 +304,10 @@ if (skip) {
           const anyFail = (ts) => ts.some((x) => x.event === 'fail' || anyFail(x.children));
           if (res.rc !== 0 || anyFail(tests)) {
             failed = true;
-            process.stderr.write(`\n=== ${suite} guest ${rel} failed (rc ${res.rc}, ${((Date.now() - t0) / 1000).toFixed(1)} s) ===\n` +
+            process.stderr.write(`\n=== ${key} guest ${rel} failed (rc ${res.rc}, ${((Date.now() - t0) / 1000).toFixed(1)} s) ===\n` +
               `--- output (last 100 lines) ---\n${tail(allOutput, 100)}\n` +
               `--- guest console (last ${TAIL_LINES} lines) ---\n${consoleTail()}\n` +
-              `--- guest journal (last 30 lines) ---\n${qemuExited ? '(qemu is gone)' : await journalTail()}\n=== end ${suite} ${rel} ===\n`);
+              `--- guest journal (last 30 lines) ---\n${qemuExited ? '(qemu is gone)' : await journalTail()}\n=== end ${key} ${rel} ===\n`);
           }
           if (!qemuExited) {
             const left = await exec(CLEANUP, 60);

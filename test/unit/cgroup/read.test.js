@@ -41,3 +41,30 @@ test('readCpuUsage: usage_usec; undefined without cpu.stat; CgroupGoneError when
   assert.equal(readCpuUsage(dir), undefined);
   assert.throws(() => readCpuUsage(path.join(os.tmpdir(), 'sb-no-such-cgroup')), CgroupGoneError);
 });
+
+test('a cgroup of a kernel without PSI (no memory.pressure) reads, with no pressure figures', () => {
+  // booted psi=0: memory.pressure does not exist in any cgroup; the fallback measure needs the rest
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-cg-'));
+  fs.cpSync(fixture, dir, { recursive: true });
+  fs.rmSync(path.join(dir, 'memory.pressure'));
+  const s = readMemorySample(dir, 5);
+  assert.equal(s.currentBytes, 69033984);
+  assert.equal(s.ownHighEvents, 192);
+  assert.equal(s.pressureFullUs, 0);
+  assert.equal(s.pressureSomeUs, 0);
+  const { snapshotSession } = require('../../../dist/sessions/snapshot.js');
+  const snap = snapshotSession(dir, undefined, 0);
+  assert.equal(snap.currentBytes, 69033984, 'status reads the session too');
+  assert.equal(snap.pressureFullAvg10, null, 'no pressure figure, rather than a made-up 0');
+});
+
+test('cgroupOver: why a cgroup is over (gone, or populated 0), undefined while it holds processes', () => {
+  const { cgroupOver } = require('../../../dist/cgroup/read.js');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-cg-'));
+  fs.writeFileSync(path.join(dir, 'cgroup.events'), 'populated 1\nfrozen 0\n');
+  assert.equal(cgroupOver(dir), undefined);
+  fs.writeFileSync(path.join(dir, 'cgroup.events'), 'populated 0\nfrozen 0\n');
+  assert.equal(cgroupOver(dir), 'empty (cgroup.events: populated 0)');
+  fs.rmSync(dir, { recursive: true });
+  assert.equal(cgroupOver(dir), 'gone (its cgroup was removed)');
+});

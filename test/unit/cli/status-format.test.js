@@ -29,3 +29,22 @@ test('the slices come after the header, before the sessions; none without sbd', 
   assert.equal(out[out.length - 1], 'no sessions');
   assert.doesNotMatch(formatStatus({ service: { ...service, running: false }, sessions: [] }), /slice nbr/);
 });
+
+const row = (name, feed) => ({
+  name, unit: `${name}.scope`, state: 'ok', deadlineS: null, lastAction: null, feed, currentBytes: 40 * MiB, highBytes: 64 * MiB, maxBytes: Infinity,
+  swapMaxBytes: 0, anonShare: 1, pressureFullAvg10: feed === 'psi' ? 0 : null, processes: 2, biggest: null, heartbeatAgeS: null,
+});
+
+test('a session sampled without PSI says so on its own line; its pressure shows as -', () => {
+  const out = formatStatus({ service: { ...service, feed: 'mixed' }, sessions: [row('a', 'psi'), row('b', 'sampling (no PSI)')] });
+  assert.match(out, /^b: feed: sampling \(no PSI\)$/m);
+  assert.doesNotMatch(out, /^a: feed/m, 'nothing said of a session on PSI');
+  const bLine = out.split('\n').find((l) => l.startsWith('b '));
+  assert.equal(bLine?.split(/\s+/)[5], '-', 'PRESSURE column');
+});
+
+test('a slice without PSI says what wakes it instead', () => {
+  const lines = formatSlice({ ...slice, feed: 'no PSI: woken by its brake counter and the machine watch, judged by the fallback measure' });
+  assert.equal(lines[3], '  feed: no PSI: woken by its brake counter and the machine watch, judged by the fallback measure');
+  assert.ok(!formatSlice({ ...slice, feed: 'psi' }).some((l) => l.includes('feed:')));
+});

@@ -102,3 +102,62 @@ test('registry: a burst of events during one lookup costs one more lookup, not o
   assert.equal(lookups, 2);
   assert.equal(r.size, 1);
 });
+
+test('registry: a unit removed while the first listing runs is not adopted from that listing', async () => {
+  // start() lists the slices' units; a UnitRemoved that arrives before the listing returns found
+  // nothing to drop, and the listing (read before the removal) then adopted it for good.
+  const m = fakeManager(new Map([['r.scope', unit('r.scope')], ['k.scope', unit('k.scope')]]));
+  /** @type {() => void} */
+  let release = () => {};
+  const listed = [...m.units.values()];
+  m.listSliceUnits = () => new Promise((resolve) => { release = () => resolve(listed); });
+  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
+  const starting = r.start();
+  m.units.delete('r.scope');
+  m.fire({ type: 'unit-removed', unit: 'r.scope' });
+  release();
+  await starting;
+  await settle();
+  assert.deepEqual(r.list().map((s) => s.unit), ['k.scope'], 'the removed unit is not a session');
+});
+
+test('registry: a unit changed while the first listing runs is taken as systemd says now, not as listed', async () => {
+  const m = fakeManager(new Map([['n.scope', unit('n.scope')]]));
+  /** @type {() => void} */
+  let release = () => {};
+  const listed = [...m.units.values()];
+  m.listSliceUnits = () => new Promise((resolve) => { release = () => resolve(listed); });
+  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
+  const starting = r.start();
+  m.units.set('n.scope', unit('n.scope', 'sessions.slice', 'b'.repeat(32))); // a new invocation meanwhile
+  m.fire({ type: 'unit-changed', unit: 'n.scope', changed: ['InvocationID'] });
+  release();
+  await starting;
+  await settle();
+  assert.deepEqual(r.list().map((s) => `${s.unit}:${s.invocationId[0]}`), ['n.scope:b']);
+});
+
+test('registry: ended() drops a session the kernel says is gone at once, and a late lookup does not bring it back', async () => {
+  // PSI trigger POLLERR, cgroup.events "populated 0", a cgroup vanished while sampling: the
+  // kernel knows before systemd's UnitRemoved arrives; a PropertiesChanged lookup may still read
+  // the unit as active.
+  const m = fakeManager(new Map([['e.scope', unit('e.scope')]]));
+  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
+  const seen = [];
+  r.on('removed', (s) => seen.push(`-${s.unit}`));
+  await r.start();
+  const s = r.get('e.scope');
+  assert.ok(s);
+  assert.equal(r.ended(s, 'cgroup empty'), true);
+  assert.deepEqual(seen, ['-e.scope']);
+  assert.equal(r.size, 0);
+  m.fire({ type: 'unit-changed', unit: 'e.scope', changed: ['ActiveState'] }); // still "active" in systemd
+  await settle();
+  assert.equal(r.size, 0, 'the same invocation is over');
+  assert.equal(r.ended(s, 'again'), false, 'a second signal changes nothing');
+  m.fire({ type: 'unit-removed', unit: 'e.scope' });
+  m.units.set('e.scope', unit('e.scope', 'sessions.slice', 'c'.repeat(32)));
+  m.fire({ type: 'unit-new', unit: 'e.scope' });
+  await settle();
+  assert.deepEqual(r.list().map((x) => x.invocationId[0]), ['c'], 'a new invocation behind the name is a new session');
+});

@@ -207,3 +207,16 @@ test('the baseline is the latest snapshot with room under the limit: an innocent
   const c = chooseCulprit(at(40_000, 0).members, vs[2].episode.membersAtStart, 320 * MiB, 64 * MiB);
   assert.equal(c.culprit?.path, 'greedy.scope', c.why);
 });
+
+test("without PSI (no members' pressure): the slice's own brake firing while it does not grow is hot; growth clears; the grace is doubled", () => {
+  // booted psi=0: every member's full total reads 0, so no member ever "stalls" by pressure; the
+  // fallback measure of design.md §4, one level up: the slice's brake fired and it did not grow.
+  const s = slice();
+  const nopsi = (x) => ({ ...x, psi: false });
+  const vs = run([s.first(), s.next({ highEvents: 50 }), s.next({ highEvents: 50 }), s.next({ highEvents: 0 }), s.next({ growB: 16 * MiB })].map(nopsi));
+  assert.deepEqual(vs.map((v) => v.event), ['first-sample', 'window', 'standing-still', 'window', 'cleared']);
+  assert.equal(vs[1].window.kind, 'hot');
+  assert.equal(vs[2].episode.endsAtMs - vs[2].episode.startedAtMs, 20_000, 'doubled grace');
+  assert.equal(vs[3].window.kind, 'warm', 'neither braked nor grown: keeps the episode');
+  assert.match(vs[1].window.reason, /no PSI/);
+});

@@ -92,3 +92,26 @@ test('observe notes the members while calm (the culprit baseline), never during 
   t.feed.observe();
   assert.equal(t.feed.state.history.length, 1);
 });
+
+test('slice feed without PSI: no trigger (ENOENT), describe() says what wakes it, a wake still samples', () => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-slice-nopsi-'));
+  const { SliceFeed } = require('../../../dist/slice/feed.js');
+  const { parseConfig } = require('../../../dist/config/load.js');
+  const c = parseConfig({}, 'test');
+  const verdicts = [];
+  const f = new SliceFeed('s.slice', dir, {
+    config: c.detector, limits: { reserveBytes: 0, criticalAvailableShare: 0.05, culpritMinGrowthBytes: 64 * 2 ** 20 },
+    onVerdict: (v) => verdicts.push(v), onGone: () => {}, log: () => {}, now: () => 0, machineShort: () => false,
+    armTrigger: (file) => { throw Object.assign(new Error(`open ${file}: ENOENT`), { code: 'ENOENT' }); },
+    read: (_d, atMs) => ({ atMs, currentBytes: 1, highBytes: Infinity, maxBytes: Infinity, anonBytes: 1, shmemBytes: 0, highEvents: 0, maxEvents: 0, members: [], memAvailableBytes: 2 ** 30, memTotalBytes: 2 ** 31, psi: false }),
+    readMembers: () => [],
+  });
+  f.start();
+  assert.match(f.describe(), /^no PSI: woken by its brake counter and the machine watch/);
+  f.wake('test');
+  assert.equal(verdicts.length, 1);
+  f.stop();
+});

@@ -31,12 +31,13 @@ function fakeCgroup({ pressure = true } = {}) {
 function feedOn(dir, clock) {
   const verdicts = [];
   const logs = [];
-  const trigger = { spec: undefined, fire: () => {}, closed: false };
+  const trigger = { spec: undefined, fire: () => {}, gone: () => {}, closed: false };
   const feed = new SessionFeed(dir, {
     armTrigger: (file, spec, cb) => {
       if (!fs.existsSync(file)) throw Object.assign(new Error(`open ${file}: ENOENT`), { code: 'ENOENT' });
       trigger.spec = spec;
       trigger.fire = () => cb('fired');
+      trigger.gone = () => cb('gone');
       return { close: () => { trigger.closed = true; }, unref: () => {} };
     },
     config: cfg,
@@ -98,4 +99,52 @@ test('without PSI the session is sampled on a timer, and the feed says why', () 
   assert.ok(logs.some((l) => /sampling on a timer/.test(l.msg)));
   feed.stop();
   assert.equal(feed.sampling, false);
+});
+
+test('without PSI each timer sample steps the fallback measure; the session stays watched', () => {
+  // booted psi=0: the first sample used to read memory.pressure, find it missing and end the feed
+  const cg = fakeCgroup({ pressure: false });
+  const clock = { t: 0 };
+  const { feed, verdicts } = feedOn(cg.dir, clock);
+  feed.start();
+  assert.equal(feed.describe(), 'sampling (no PSI)');
+  feed.sample(); // what the timer does every fallbackIntervalS
+  assert.equal(verdicts.at(-1)?.event, 'first-sample');
+  for (let i = 1; i <= 2; i++) {
+    cg.set({ ownHigh: 50 * i });
+    clock.t = i * 5000;
+    feed.sample();
+  }
+  assert.ok(!verdicts.some((v) => v.event === 'gone'), 'not taken for a vanished cgroup');
+  assert.equal(verdicts.at(-1)?.event, 'standing-still', 'the fallback rules are reached');
+  assert.equal(verdicts.at(-1)?.deadlineRemainingMs, 2 * cfg.graceS * 1000, 'with the doubled grace');
+  assert.equal(feed.sampling, true);
+  feed.stop();
+});
+
+test('describe(): psi with a trigger; "no PSI trigger" when PSI is there but no trigger could be armed', () => {
+  const cg = fakeCgroup();
+  const { feed } = feedOn(cg.dir, { t: 0 });
+  feed.start();
+  assert.equal(feed.describe(), 'psi');
+  feed.stop();
+  const refused = new SessionFeed(cg.dir, {
+    armTrigger: () => { throw Object.assign(new Error('write: EINVAL'), { code: 'EINVAL' }); },
+    config: cfg, unitsInSlice: () => 2, onVerdict: () => {}, onGone: () => {}, log: () => {}, now: () => 0,
+  });
+  refused.start();
+  assert.equal(refused.describe(), 'sampling (no PSI trigger)');
+  refused.stop();
+});
+
+test("the PSI trigger's POLLERR ('gone': the cgroup was removed) ends the feed and says so at once", () => {
+  const cg = fakeCgroup();
+  const { feed, verdicts, trigger } = feedOn(cg.dir, { t: 0 });
+  feed.start();
+  trigger.fire();
+  assert.equal(feed.sampling, true);
+  trigger.gone();
+  assert.equal(verdicts.at(-1)?.event, 'gone', 'told without waiting for a sample to fail');
+  assert.equal(feed.sampling, false);
+  assert.equal(trigger.closed, true);
 });

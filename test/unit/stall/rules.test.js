@@ -173,11 +173,25 @@ test('fallback without PSI: hot when the brake fired and it did not grow; clear 
   const grew = (bytes, ownHigh = 10, anon = 1) => classifyWindow(a, { ...a, atMs: 5000, ownHighEvents: ownHigh, currentBytes: a.currentBytes + bytes, anonBytes: (a.currentBytes + bytes) * anon }, cfg).kind;
   assert.equal(grew(16 * MiB - 1), 'hot');
   assert.equal(grew(16 * MiB), 'clear');
-  assert.equal(grew(0, 0), 'clear', 'the brake did not fire');
+  assert.equal(grew(0, 0), 'warm', 'the brake did not fire, yet it did not grow either: neither hot nor clear');
+  assert.equal(grew(16 * MiB, 0), 'clear', 'grew: clear, whether or not the brake fired');
   assert.equal(grew(0, 10, 0.5), 'clear', 'the anon fuse holds here too');
   const small = session({ measure: 'fallback', high: 64 * MiB }); // 1 % of 64 MiB < 16 MiB
   const b = small.first();
   assert.equal(classifyWindow(b, { ...b, atMs: 5000, ownHighEvents: 3, currentBytes: b.currentBytes + 0.01 * 64 * MiB }, cfg).kind, 'clear');
+});
+
+test('fallback without PSI: a warm window keeps a running deadline; only growth clears it', () => {
+  // design.md §4: on the fallback "clear when it grew more"; a window in which the brake did not
+  // fire and nothing grew is warm, and warm neither starts nor ends anything.
+  const f = session({ measure: 'fallback' });
+  const vs = run([f.first(), f.next({ ownHigh: 50 }), f.next({ ownHigh: 50 }), f.next({ ownHigh: 0 }), f.next({ ownHigh: 0, grow: 16 * MiB })]);
+  assert.equal(vs[2].event, 'standing-still');
+  assert.equal(vs[3].window?.kind, 'warm');
+  assert.equal(vs[3].event, 'window', 'a warm window does not end the deadline');
+  assert.equal(vs[3].state, 'standing-still');
+  assert.equal(vs[3].deadlineRemainingMs, 360_000 - 2000);
+  assert.equal(vs[4].event, 'cleared', 'growth does');
 });
 
 test('resetEpisode after an action starts the count over', () => {
