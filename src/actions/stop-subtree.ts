@@ -34,6 +34,13 @@ export interface StopReport {
 }
 
 /**
+ * How long SIGKILL waits for systemd to lift the brake: the lift only helps older kernels reap
+ * a killed task; the kill itself must not hang on a slow or stuck bus (a call under load in the
+ * lab's guest takes well under a second).
+ */
+export const LIFT_WAIT_MS = 2_000;
+
+/**
  * The brake around the kill: `lift` just before SIGKILL, `putBack` after. `fromBytes` is the
  * brake in force now (above `brakeBytes` when an sbd that died had lifted it already).
  */
@@ -44,7 +51,16 @@ function brakeAroundKill(brakeBytes: number, fromBytes: number, deps: StopDeps):
     lift: async () => {
       if (deps.liftBytes <= brakeBytes) return;
       above = differs = true; // a failed call may have landed: put it back anyway
-      await deps.setBrake(deps.liftBytes).catch((err: unknown) => deps.log('could not lift the brake before SIGKILL', { err: String(err) }));
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          deps.log('the brake is not lifted yet: SIGKILL goes out without waiting longer', { waitedMs: LIFT_WAIT_MS });
+          resolve();
+        }, LIFT_WAIT_MS);
+      });
+      const lifting = deps.setBrake(deps.liftBytes).catch((err: unknown) => deps.log('could not lift the brake before SIGKILL', { err: String(err) }));
+      await Promise.race([lifting, waited]);
+      clearTimeout(timer);
     },
     putBack: async () => {
       if (!differs) return false;

@@ -37,15 +37,15 @@ function sleeper(t) {
 
 const alive = (child) => child.exitCode === null && child.signalCode === null;
 
-/** A controller over a fake cgroup holding `pids`; `saved` collects what it persists. */
-function setup(t, pids, agentPid) {
+/** A controller over a fake cgroup holding `pids`; `saved` collects what it persists, `brakes` the brakes set (SETMEMORY answers). */
+function setup(t, pids, agentPid, setMemory = async () => {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-stop-'));
   fs.writeFileSync(path.join(dir, 'cgroup.procs'), `${pids.join('\n')}\n`);
   const config = parseConfig({ stop: { termToKillS: GRACE_S } }, 'test');
   const told = [];
   const brakes = [];
   const saved = [];
-  const manager = { setMemory: async (unit, props) => { brakes.push({ atMs: Date.now(), unit, bytes: props.memoryHigh }); } };
+  const manager = { setMemory: (unit, props) => { brakes.push({ atMs: Date.now(), unit, bytes: props.memoryHigh }); return setMemory(props); } };
   const controlGroup = fs.readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((l) => l.startsWith('0::'))?.slice(3);
   const session = { unit: 'w.scope', id: 'w', invocationId: 'a'.repeat(32), slice: 'sessions.slice', controlGroup, cgroupDir: dir, memoryHigh: 64 * MiB, memoryMax: 1024 * MiB, memorySwapMax: 0, agentPid, agentFromRecord: true };
   const make = () => new BrakeController({
@@ -180,4 +180,17 @@ test('restart: a stop record of another session behind the same name is dropped,
   assert.ok(alive(build));
   assert.equal(c.stopping(s.session.unit), false);
   assert.deepEqual(s.brakes, []);
+});
+
+test('stop: SIGKILL does not wait on a stuck lift of the brake longer than LIFT_WAIT_MS', async (t) => {
+  const { LIFT_WAIT_MS } = require('../../../dist/actions/stop-subtree.js');
+  const agent = sleeper(t);
+  const build = await termIgnoring(t);
+  const s = setup(t, [agent.pid, build.pid], agent.pid, (props) => (props.memoryHigh === LIFTED ? new Promise(() => {}) : Promise.resolve()));
+  const started = Date.now();
+  const stopping = s.c.stopBiggest(/** @type {any} */ (s.session), /** @type {any} */ (s.feed), {});
+  assert.deepEqual(await reaped(build), [null, 'SIGKILL']);
+  const tookMs = Date.now() - started;
+  assert.ok(tookMs < GRACE_S * 1000 + LIFT_WAIT_MS + 1000, `killed ${tookMs} ms after SIGTERM`);
+  await stopping;
 });
