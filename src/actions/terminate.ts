@@ -27,11 +27,15 @@ export interface Held {
   skipped: number[];
 }
 
+/** What tells a process from a stranger that got its pid later. */
+export type ProcIdentity = Pick<ProcInfo, 'pid' | 'startTicks' | 'uid'>;
+
 /**
  * Take pidfds for `pids` (in this order), keeping only those that are still the processes
- * `meant` describes. With the pidfd held, a pid can no longer be reused under us.
+ * `meant` describes (same start time and uid, ours). With the pidfd held, a pid can no longer be
+ * reused under us.
  */
-export function holdProcesses(pids: readonly number[], meant: readonly ProcInfo[], controlGroup?: string): Held {
+export function holdProcesses(pids: readonly number[], meant: readonly ProcIdentity[], controlGroup?: string): Held {
   const byPid = new Map(meant.map((p) => [p.pid, p]));
   const uid = process.getuid?.();
   const held: Held = { handles: [], skipped: [] };
@@ -45,7 +49,7 @@ export function holdProcesses(pids: readonly number[], meant: readonly ProcInfo[
     }
     const now = readProcess(pid);
     const then = byPid.get(pid);
-    if (!now || !then || now.startTicks !== then.startTicks || now.uid !== uid || (controlGroup !== undefined && !inCgroup(pid, controlGroup))) {
+    if (!now || !then || now.startTicks !== then.startTicks || now.uid !== uid || now.uid !== then.uid || (controlGroup !== undefined && !inCgroup(pid, controlGroup))) {
       h.close();
       held.skipped.push(pid);
       continue;
@@ -65,11 +69,20 @@ function waitAll(handles: readonly Pidfd[], ms: number): Promise<void> {
   });
 }
 
-/** SIGTERM all (in the order held), SIGKILL what is left after `termToKillMs`; closes the handles. */
-export async function terminate(held: Held, termToKillMs: number): Promise<Map<number, Outcome>> {
+export interface TerminateOptions {
+  /** SIGTERM went out already (from an sbd that has restarted since): only wait, then kill. */
+  termSent?: boolean;
+  /** Called once, just before SIGKILL, when something is left to kill. */
+  beforeKill?: () => Promise<void>;
+}
+
+/**
+ * SIGTERM all (in the order held), SIGKILL what is left after `termToKillMs`; closes the handles.
+ */
+export async function terminate(held: Held, termToKillMs: number, opts: TerminateOptions = {}): Promise<Map<number, Outcome>> {
   const outcome = new Map<number, Outcome>(held.skipped.map((pid) => [pid, 'skipped']));
   try {
-    for (const h of held.handles) {
+    for (const h of opts.termSent ? [] : held.handles) {
       try {
         h.signal('SIGTERM');
       } catch {
@@ -77,7 +90,11 @@ export async function terminate(held: Held, termToKillMs: number): Promise<Map<n
       }
     }
     await waitAll(held.handles, termToKillMs);
-    const left = held.handles.filter((h) => !h.hasExited());
+    let left = held.handles.filter((h) => !h.hasExited());
+    if (left.length > 0 && opts.beforeKill) {
+      await opts.beforeKill();
+      left = left.filter((h) => !h.hasExited());
+    }
     for (const h of held.handles) if (!left.includes(h)) outcome.set(h.pid, 'terminated');
     for (const h of left) {
       try {

@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import type { Config } from '../config/schema';
 import { liftForStop, planLower, planRaise } from '../actions/brake-policy';
 import { currentOf, memAvailable, othersInSlice, sliceHigh } from '../actions/machine';
-import { stopSubtree } from '../actions/stop-subtree';
+import { dueAtMs } from '../actions/kill-due';
+import { type StopReport, finishStop, stopSubtree } from '../actions/stop-subtree';
 import { holdProcesses } from '../actions/terminate';
 import { systemPageSize } from '../proc/system';
 import { readCgroupProcesses, rootProcess } from '../proc/table';
@@ -19,7 +20,7 @@ import type { UserManager } from '../systemd/types';
 import { formatSize } from '../util/size';
 import { chooseVictim } from '../victim/choose';
 import type { Incident, Incidents } from './incidents';
-import type { SavedSession } from './state-file';
+import type { SavedSession, SavedStop } from './state-file';
 
 /** Per-session memory of the controller, beyond the detector's own state. */
 export interface BrakeState {
@@ -27,6 +28,8 @@ export interface BrakeState {
   originalHigh: number | undefined;
   /** A stop is under way (persisted: after a crash mid-stop it is not started again). */
   stopping: boolean;
+  /** Its record once the processes are held (persisted: a restarted sbd finishes the stop). */
+  pendingStop: SavedStop | undefined;
   /**
    * The deadline expired and that was told, but nothing was stopped (nothing may be, or
    * observe-only): not told again until the session clears; the choice is re-checked each window.
@@ -54,7 +57,7 @@ export class BrakeController {
   brake(unit: string): BrakeState {
     let b = this.brakes.get(unit);
     if (!b) {
-      b = { originalHigh: undefined, stopping: false, expiryTold: false, lowerTimer: undefined };
+      b = { originalHigh: undefined, stopping: false, pendingStop: undefined, expiryTold: false, lowerTimer: undefined };
       this.brakes.set(unit, b);
     }
     return b;
@@ -75,17 +78,18 @@ export class BrakeController {
     this.deps.incidents.tell({ type, unit: session.unit, session: session.id, atMs: Date.now(), message, observeOnly: this.deps.config.observeOnly, ...figures });
   }
 
-  private persist(session: Session, feed: SessionFeed): void {
+  private persist(session: Session, feed: SessionFeed | undefined): void {
     // An action that ends after the session was forgotten (removed meanwhile) saves nothing.
     if (!this.deps.sessions().includes(session)) return;
     const b = this.brake(session.unit);
-    const deadline = feed.state.deadline;
+    const deadline = feed?.state.deadline;
     if (deadline === undefined && b.originalHigh === undefined && !b.stopping) return this.deps.save(session.unit, undefined);
     this.deps.save(session.unit, {
       invocationId: session.invocationId,
       ...(deadline ? { deadline } : {}),
       ...(b.originalHigh !== undefined ? { originalHigh: b.originalHigh } : {}),
       ...(b.stopping ? { stopping: true } : {}),
+      ...(b.pendingStop ? { stop: b.pendingStop } : {}),
     });
   }
 
@@ -217,24 +221,76 @@ export class BrakeController {
     }
     b.expiryTold = false;
     b.stopping = true;
-    if (feed) this.persist(session, feed);
+    this.persist(session, feed);
+    let report: StopReport | undefined;
     try {
       // pidfds taken when the candidate was chosen, before anything is told or done
       const held = holdProcesses(victim.pids, procs, session.controlGroup);
+      const brakeBytes = session.memoryHigh;
+      // What is signalled, by identity, and when SIGKILL is due: saved before the signal goes
+      // out, so that an sbd restarted in the grace finishes the stop (restore()).
+      const byPid = new Map(procs.map((p) => [p.pid, p]));
+      b.pendingStop = {
+        name: victim.name,
+        processes: held.handles.map((h) => byPid.get(h.pid)).filter((p) => p !== undefined).map((p) => ({ pid: p.pid, startTicks: p.startTicks, uid: p.uid })),
+        killDueAtMs: dueAtMs(Date.now(), termToKillS * 1000),
+        brakeBytes,
+      };
+      this.persist(session, feed);
       this.tell(session, 'will-stop', telling, figures);
-      const report = await stopSubtree(victim, held, session.memoryHigh, {
-        setBrake: (bytes) => this.deps.manager.setMemory(session.unit, { memoryHigh: bytes }),
-        liftBytes: liftForStop(session.memoryHigh, session.memoryMax, this.deps.config.raise.maxMargin, systemPageSize()),
-        termToKillMs: termToKillS * 1000,
-        log: (msg, fields) => this.deps.log('warn', msg, { unit: session.unit, ...fields }),
-      });
+      report = await stopSubtree(victim, held, brakeBytes, termToKillS * 1000, this.stopDeps(session, brakeBytes));
+      if (report.brakeLowered) session.memoryHigh = brakeBytes;
       this.tell(session, 'subtree-stopped', `stopped ${report.name}: ${report.terminated.length} by SIGTERM, ${report.killed.length} by SIGKILL${report.survived.length ? `, ${report.survived.length} still there` : ''}`, { ...figures, ...report });
     } finally {
-      b.stopping = false;
-      if (feed) {
-        feed.setState(resetEpisode(feed.state));
-        this.persist(session, feed);
+      this.stopOver(session, feed, report);
+    }
+  }
+
+  private stopDeps(session: Session, brakeBytes: number): Parameters<typeof stopSubtree>[4] {
+    return {
+      setBrake: (bytes) => this.deps.manager.setMemory(session.unit, { memoryHigh: bytes }),
+      liftBytes: liftForStop(brakeBytes, session.memoryMax, this.deps.config.raise.maxMargin, systemPageSize()),
+      log: (msg, fields) => this.deps.log('warn', msg, { unit: session.unit, ...fields }),
+    };
+  }
+
+  /**
+   * A stop is over: the episode starts afresh; when the brake came back down after the kill,
+   * that was a lowering of a live cgroup's brake, which manufactures the very signal: mute.
+   */
+  private stopOver(session: Session, feed: SessionFeed | undefined, report: StopReport | undefined): void {
+    const b = this.brake(session.unit);
+    b.stopping = false;
+    b.pendingStop = undefined;
+    if (feed) feed.setState(report?.brakeLowered ? muteAfterLowering(feed.state, Date.now(), this.deps.config.detector) : resetEpisode(feed.state));
+    this.persist(session, feed);
+  }
+
+  /**
+   * A stop begun by the sbd before a restart: SIGKILL at its due time to what is left of it
+   * (identity checked), the brake put back, and told.
+   */
+  private async finishStop(session: Session, feed: SessionFeed, stop: SavedStop): Promise<void> {
+    const b = this.brake(session.unit);
+    b.stopping = true;
+    b.pendingStop = stop;
+    let report: StopReport | undefined;
+    try {
+      if (this.deps.config.observeOnly) {
+        this.tell(session, 'stop-finished', `a stop of ${stop.name} begun before sbd restarted is left as it is: observe-only now`, { ...stop });
+        return;
       }
+      report = await finishStop(stop, session.controlGroup, session.memoryHigh, this.stopDeps(session, stop.brakeBytes));
+      if (report.brakeLowered) session.memoryHigh = stop.brakeBytes;
+      const gone = report.terminated.length + report.skipped.length;
+      this.tell(
+        session,
+        'stop-finished',
+        `finished the stop of ${report.name} begun before sbd restarted: ${report.killed.length} by SIGKILL, ${gone} ended or no longer the process signalled${report.survived.length ? `, ${report.survived.length} still there` : ''}; brake ${formatSize(stop.brakeBytes)}`,
+        { ...report, brakeBytes: stop.brakeBytes, killDueAtMs: stop.killDueAtMs },
+      );
+    } finally {
+      this.stopOver(session, feed, report);
     }
   }
 
@@ -242,6 +298,8 @@ export class BrakeController {
   restore(session: Session, feed: SessionFeed, saved: SavedSession): void {
     if (saved.invocationId !== session.invocationId) return; // a new session behind the same name
     this.brake(session.unit).originalHigh = saved.originalHigh;
+    // A stop between SIGTERM and SIGKILL when sbd died: finished, not started again.
+    if (saved.stop) return this.background(session, 'finishing a stop begun before the restart', this.finishStop(session, feed, saved.stop));
     // A stop was under way when sbd died: it is not started again; the episode starts afresh.
     if (saved.deadline && !saved.stopping) feed.setState({ ...feed.state, deadline: saved.deadline, hotWindows: this.deps.config.detector.hotWindowsToStall });
   }

@@ -1,12 +1,35 @@
 /**
  * What must survive a restart of sbd (design: a restart during a running deadline neither
  * forgets it nor acts twice): per session (unit and invocation id), the running deadline, the
- * brake it had before we raised it, and whether a stop was under way. Written atomically.
+ * brake it had before we raised it, and the stop under way (to be finished by the next sbd).
+ * Each entry is checked on load (a bad one is set aside, the rest kept); written atomically and
+ * durably (fsync of the file before the rename, of the directory after).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { z } from 'zod';
 import type { Deadline } from '../stall/detector';
 import { xdgHome } from '../util/xdg';
+
+/** A process as it was signalled: a pid alone may have been reused by a stranger since. */
+export interface SignalledProcess {
+  pid: number;
+  /** Start time after boot in clock ticks (/proc/<pid>/stat field 22). */
+  startTicks: number;
+  uid: number;
+}
+
+/** A stop between SIGTERM and SIGKILL: what a restarted sbd needs to finish it. */
+export interface SavedStop {
+  /** The command's display name (its heaviest process's comm). */
+  name: string;
+  /** What was sent SIGTERM, deepest first. */
+  processes: SignalledProcess[];
+  /** When SIGKILL is due (actions/kill-due.ts: dueAtMs). */
+  killDueAtMs: number;
+  /** The session's brake, to be in force again once the stop is over. */
+  brakeBytes: number;
+}
 
 export interface SavedSession {
   invocationId: string;
@@ -15,13 +38,42 @@ export interface SavedSession {
   originalHigh?: number;
   /** A stop was under way: after a restart it is not started again. */
   stopping?: boolean;
+  /** The stop under way, once its processes were signalled: a restarted sbd finishes it. */
+  stop?: SavedStop;
 }
 
 export type SavedState = Record<string, SavedSession>;
 
+// Brakes are bytes or "infinity" (JSON has no Infinity).
+const bytes = z.union([z.number().nonnegative(), z.literal('infinity').transform(() => Infinity)]);
+const count = z.number().int().nonnegative();
+const savedSessionSchema = z.object({
+  invocationId: z.string().min(1),
+  deadline: z.object({ startedAtMs: z.number(), endsAtMs: z.number(), currentAtStart: bytes }).optional(),
+  originalHigh: bytes.optional(),
+  stopping: z.boolean().optional(),
+  stop: z
+    .object({
+      name: z.string(),
+      processes: z.array(z.object({ pid: count.min(1), startTicks: count, uid: count })),
+      killDueAtMs: z.number(),
+      brakeBytes: bytes,
+    })
+    .optional(),
+});
+
 /** $XDG_STATE_HOME/sessionbrake/state.json (default ~/.local/state). */
 export function defaultStatePath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(xdgHome('state', env), 'sessionbrake', 'state.json');
+}
+
+/** Keep what cannot be used in FILE.bad for a post-mortem rather than losing it. */
+function setAside(keep: () => void): void {
+  try {
+    keep();
+  } catch {
+    /* nothing to keep */
+  }
 }
 
 export function loadState(file: string, onBad: (why: string) => void): SavedState {
@@ -32,25 +84,51 @@ export function loadState(file: string, onBad: (why: string) => void): SavedStat
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') onBad(`cannot read ${file}: ${(err as Error).message}`);
     return {};
   }
+  let v: unknown;
   try {
-    const v: unknown = JSON.parse(text, (_k, x: unknown) => (x === 'infinity' ? Infinity : x));
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as SavedState;
-    onBad(`${file}: not an object; starting afresh`);
+    v = JSON.parse(text);
   } catch (err) {
-    onBad(`${file}: not valid JSON (${(err as Error).message}); starting afresh`);
+    onBad(`${file}: not valid JSON (${(err as Error).message}); starting afresh, the file is kept as ${file}.bad`);
+    setAside(() => fs.renameSync(file, `${file}.bad`));
+    return {};
   }
-  // keep the bad file for a post-mortem rather than losing it
-  try {
-    fs.renameSync(file, `${file}.bad`);
-  } catch {
-    /* nothing to keep */
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+    onBad(`${file}: not an object; starting afresh, the file is kept as ${file}.bad`);
+    setAside(() => fs.renameSync(file, `${file}.bad`));
+    return {};
   }
-  return {};
+  const state: SavedState = {};
+  const bad: Record<string, unknown> = {};
+  for (const [unit, entry] of Object.entries(v)) {
+    const r = savedSessionSchema.safeParse(entry);
+    if (r.success) {
+      state[unit] = r.data as SavedSession;
+      continue;
+    }
+    bad[unit] = entry;
+    const what = r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'the entry'}: ${i.message}`).join('; ');
+    onBad(`${file}: entry "${unit}" set aside (${what}); kept in ${file}.bad, that session starts afresh`);
+  }
+  if (Object.keys(bad).length > 0) setAside(() => fs.writeFileSync(`${file}.bad`, `${JSON.stringify(bad)}\n`, { mode: 0o600 }));
+  return state;
 }
 
 export function saveState(file: string, state: SavedState): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const dir = path.dirname(file);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(state, (_k, v: unknown) => (v === Infinity ? 'infinity' : v))}\n`, { mode: 0o600 });
+  const fd = fs.openSync(tmp, 'w', 0o600);
+  try {
+    fs.writeFileSync(fd, `${JSON.stringify(state, (_k, v: unknown) => (v === Infinity ? 'infinity' : v))}\n`);
+    fs.fsyncSync(fd); // the content is on disk before the name points at it
+  } finally {
+    fs.closeSync(fd);
+  }
   fs.renameSync(tmp, file);
+  const dirFd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(dirFd); // and so is the new name
+  } finally {
+    fs.closeSync(dirFd);
+  }
 }

@@ -26,3 +26,46 @@ test('a missing file is an empty state; a corrupt one is said, kept aside, and r
   assert.ok(fs.existsSync(`${file}.bad`), 'nothing lost: the bad file is kept');
   assert.equal(defaultStatePath({ XDG_STATE_HOME: '/s' }), '/s/sessionbrake/state.json');
 });
+
+test('entries are checked one by one: a bad one is set aside with a warning naming the file and the entry, the good ones are kept', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-state-'));
+  const file = path.join(dir, 'state.json');
+  const good = { invocationId: 'ab', deadline: { startedAtMs: 1, endsAtMs: 2, currentAtStart: 3 }, originalHigh: 'infinity' };
+  const stopping = { invocationId: 'cd', stop: { name: 'cc1plus', processes: [{ pid: 41, startTicks: 9, uid: 1000 }], killDueAtMs: 5, brakeBytes: 67108864 } };
+  const bad = {
+    'no-id.scope': { deadline: { startedAtMs: 1, endsAtMs: 2, currentAtStart: 3 } },
+    'odd-deadline.scope': { invocationId: 'ef', deadline: { startedAtMs: 'soon' } },
+    'odd-stop.scope': { invocationId: 'ef', stop: { name: 'x', processes: [{ pid: -1 }], killDueAtMs: 5, brakeBytes: 1 } },
+    'not-an-object.scope': 7,
+  };
+  fs.writeFileSync(file, JSON.stringify({ 'a.scope': good, 'b.scope': stopping, ...bad }));
+  const said = [];
+  const state = loadState(file, (why) => said.push(why));
+  assert.deepEqual(state, { 'a.scope': { ...good, originalHigh: Infinity }, 'b.scope': stopping });
+  assert.equal(said.length, 4, said.join('\n'));
+  for (const unit of Object.keys(bad)) {
+    const line = said.find((s) => s.includes(`"${unit}"`));
+    assert.ok(line, `a warning names ${unit}: ${said.join('\n')}`);
+    assert.ok(line.includes(file), `the warning names the file: ${line}`);
+  }
+  assert.match(said.find((s) => s.includes('odd-deadline')) ?? '', /deadline\.startedAtMs/, 'and says what is wrong in it');
+  assert.deepEqual(JSON.parse(fs.readFileSync(`${file}.bad`, 'utf8')), bad, 'the bad entries are kept aside, not lost');
+});
+
+test('a save reaches the disk: the temporary file is fsynced before the rename, the directory after it', (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-state-'));
+  const file = path.join(dir, 'state.json');
+  saveState(file, {}); // the directory exists from now on
+  const calls = [];
+  const where = (fd) => fs.readlinkSync(`/proc/self/fd/${fd}`);
+  t.mock.method(fs, 'fsyncSync', function (fd) { calls.push(['fsync', where(fd)]); });
+  const rename = fs.renameSync;
+  t.mock.method(fs, 'renameSync', function (from, to) { calls.push(['rename', String(to)]); return rename(from, to); });
+  saveState(file, { 'a.scope': { invocationId: 'ab' } });
+  assert.equal(calls.length, 3, JSON.stringify(calls));
+  assert.equal(calls[0][0], 'fsync');
+  assert.match(calls[0][1], /state\.json\.\d+\.tmp$/, 'the temporary file first');
+  assert.deepEqual(calls[1], ['rename', file]);
+  assert.deepEqual(calls[2], ['fsync', dir], 'then the directory that holds the new name');
+  assert.deepEqual(loadState(file, () => assert.fail('no complaint expected')), { 'a.scope': { invocationId: 'ab' } });
+});
