@@ -6,9 +6,10 @@
  */
 import * as dbus from 'dbus-next';
 import { SERVICE_INTERFACE, SERVICE_NAME, SERVICE_PATH } from '../daemon/bus-name';
+import { INCIDENT_SIGNATURE, type IncidentArgs, incidentFromBus } from '../daemon/bus-types';
 import type { Incident } from '../daemon/incidents';
 import { followNameOwner } from '../systemd/name-owner';
-import { queryService } from './status';
+import { jsonValue } from './status';
 
 export function formatIncident(i: Incident): string {
   const at = new Date(i.atMs).toISOString().replace('T', ' ').slice(0, 19);
@@ -25,21 +26,14 @@ export async function watchIncidents(bus: dbus.MessageBus, json: boolean, write:
       body: [`type='signal',sender='${SERVICE_NAME}',interface='${SERVICE_INTERFACE}',member='Incident',path='${SERVICE_PATH}'`],
     }),
   );
-  if ((await queryService(bus)) === undefined) {
+  if (sbd.owner === '') {
     process.stderr.write(`sbctl watch: sbd is not running (no ${SERVICE_NAME} on the user bus): sbctl install --now\n`);
     return 3;
   }
   bus.on('message', (msg: dbus.Message) => {
-    if (msg.type !== dbus.MessageType.SIGNAL || msg.interface !== SERVICE_INTERFACE || msg.member !== 'Incident' || msg.path !== SERVICE_PATH || !sbd.sent(msg)) return;
-    const text = String(msg.body[0]);
-    if (json) write(text);
-    else {
-      try {
-        write(formatIncident(JSON.parse(text) as Incident));
-      } catch {
-        write(text);
-      }
-    }
+    if (msg.type !== dbus.MessageType.SIGNAL || msg.interface !== SERVICE_INTERFACE || msg.member !== 'Incident' || msg.path !== SERVICE_PATH || msg.signature !== INCIDENT_SIGNATURE || !sbd.sent(msg)) return;
+    const incident = incidentFromBus(msg.body as IncidentArgs);
+    write(json ? JSON.stringify(incident, jsonValue) : formatIncident(incident));
   });
   return new Promise((resolve) => bus.on('error', () => resolve(1)));
 }
