@@ -6,6 +6,7 @@
 import * as dbus from 'dbus-next';
 import type { Config } from '../config/schema';
 import { SERVICE_INTERFACE, SERVICE_NAME, SERVICE_PATH } from '../daemon/bus-name';
+import { type HealthProps, type SessionTuple, type SliceTuple, healthFromBus, sessionFromBus, sliceFromBus } from '../daemon/bus-types';
 import { type SessionRow, type StatusReport, sessionRow } from '../sessions/status';
 import { cgroupDir } from '../cgroup/read';
 import { sessionId } from '../systemd/names';
@@ -16,11 +17,25 @@ import { formatStatus } from './status-format';
 export const EXIT_NOT_RUNNING = 3;
 export const EXIT_NO_SUCH_SESSION = 4;
 
-/** sbd's report, or undefined when nobody owns its name on this bus. */
+/** One call to sbd's interface; the reply's arguments. */
+async function callService(bus: dbus.MessageBus, iface: string, member: string, signature: string, body: unknown[]): Promise<unknown[]> {
+  const reply = await bus.call(new dbus.Message({ destination: SERVICE_NAME, path: SERVICE_PATH, interface: iface, member, signature, body }));
+  return (reply?.body ?? []) as unknown[];
+}
+
+/** sbd's report (its typed properties and lists), or undefined when nobody owns its name on this bus. */
 export async function queryService(bus: dbus.MessageBus): Promise<StatusReport | undefined> {
   try {
-    const reply = await bus.call(new dbus.Message({ destination: SERVICE_NAME, path: SERVICE_PATH, interface: SERVICE_INTERFACE, member: 'Status', signature: '', body: [] }));
-    return JSON.parse(String(reply?.body[0])) as StatusReport;
+    const [props] = (await callService(bus, 'org.freedesktop.DBus.Properties', 'GetAll', 's', [SERVICE_INTERFACE])) as [Record<string, dbus.Variant>];
+    const value = <K extends keyof HealthProps>(k: K): HealthProps[K] => props[k]?.value as HealthProps[K];
+    const service = healthFromBus({ Version: value('Version'), Pid: value('Pid'), UptimeUSec: value('UptimeUSec'), Feed: value('Feed'), ObserveOnly: value('ObserveOnly'), Slices: value('Slices') });
+    const [sessions] = (await callService(bus, SERVICE_INTERFACE, 'ListSessions', '', [])) as [SessionTuple[]];
+    const report: StatusReport = { service, sessions: sessions.map(sessionFromBus) };
+    if (props.ArbitratesSlices?.value === true) {
+      const [slices] = (await callService(bus, SERVICE_INTERFACE, 'ListSlices', '', [])) as [SliceTuple[]];
+      report.slices = slices.map(sliceFromBus);
+    }
+    return report;
   } catch (err) {
     if (err instanceof dbus.DBusError && /ServiceUnknown|NameHasNoOwner/.test(err.type)) return undefined;
     throw err;
@@ -38,6 +53,17 @@ export async function reportWithoutService(manager: DbusUserManager, config: Con
   return { service: { running: false, pid: null, version: VERSION, uptimeS: null, feed: 'none', observeOnly: config.observeOnly, slices: config.slices }, sessions: rows };
 }
 
+/** The report as sbctl prints it: text for people, or JSON with an unlimited size as "infinity"
+ * (as systemd and sbd's config write it), whether sbd answered or sbctl read systemd itself. */
+export function renderStatus(report: StatusReport, json: boolean): string {
+  return json ? JSON.stringify(report, jsonValue, 2) : formatStatus(report);
+}
+
+/** JSON.stringify's replacer for sbctl's output: Infinity (an unlimited size) as "infinity". */
+export function jsonValue(_key: string, v: unknown): unknown {
+  return v === Infinity ? 'infinity' : v;
+}
+
 export async function status(manager: DbusUserManager, bus: dbus.MessageBus, config: Config, session: string | undefined, json: boolean): Promise<number> {
   let report = (await queryService(bus)) ?? (await reportWithoutService(manager, config));
   if (session !== undefined) {
@@ -48,6 +74,6 @@ export async function status(manager: DbusUserManager, bus: dbus.MessageBus, con
     }
     report = { ...report, sessions: match };
   }
-  process.stdout.write(json ? `${JSON.stringify(report, (_k, v: unknown) => (v === Infinity ? 'infinity' : v), 2)}\n` : `${formatStatus(report)}\n`);
+  process.stdout.write(`${renderStatus(report, json)}\n`);
   return report.service.running ? 0 : EXIT_NOT_RUNNING;
 }

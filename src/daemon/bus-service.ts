@@ -1,47 +1,105 @@
 /**
- * sbd's face on the user bus, for sbctl and other tools: `Status() -> s` (the StatusReport as
- * JSON) and the `Incident(s)` signal (an incident as JSON). Exported without decorators, which
- * dbus-next cannot use from TypeScript here (design.md §9).
+ * sbd's face on the user bus, for sbctl and other tools, typed as systemd types its own
+ * interfaces (src/daemon/bus-types.ts): the properties Version, Pid, UptimeUSec, Feed,
+ * ObserveOnly, Slices and ArbitratesSlices; the methods ListSessions() and ListSlices(), arrays
+ * of structs; the signal Incident(type, unit, session, µs, message, observe-only, figures).
+ * Exported without decorators, which dbus-next cannot use from TypeScript here (design.md §9).
  */
 import * as dbus from 'dbus-next';
+import type { ServiceHealth, SessionRow, SliceRow } from '../sessions/status';
 import { SERVICE_INTERFACE, SERVICE_NAME, SERVICE_PATH } from './bus-name';
+import { INCIDENT_SIGNATURE, type IncidentArgs, SESSION_SIGNATURE, SLICE_SIGNATURE, type SessionTuple, type SliceTuple, incidentToBus, sessionToBus, sliceToBus, usecToBus } from './bus-types';
+import type { Incident } from './incidents';
 
 /** DBUS_NAME_FLAG_DO_NOT_QUEUE: fail at once when another sbd holds the name. */
 const DO_NOT_QUEUE = 4;
 /** DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER. */
 const PRIMARY_OWNER = 1;
 
+/** What sbd's interface reports, each part read when asked. */
+export interface StatusSource {
+  health(): ServiceHealth;
+  sessions(): SessionRow[];
+  /** undefined when sbd does not arbitrate slices. */
+  slices(): SliceRow[] | undefined;
+}
+
 class ManagerInterface extends dbus.interface.Interface {
-  constructor(private readonly status: () => string) {
+  constructor(private readonly source: StatusSource) {
     super(SERVICE_INTERFACE);
   }
 
-  Status(): string {
-    return this.status();
+  get Version(): string {
+    return this.source.health().version;
+  }
+
+  get Pid(): number {
+    return this.source.health().pid ?? 0;
+  }
+
+  get UptimeUSec(): bigint {
+    return usecToBus(this.source.health().uptimeS);
+  }
+
+  get Feed(): string {
+    return this.source.health().feed;
+  }
+
+  get ObserveOnly(): boolean {
+    return this.source.health().observeOnly;
+  }
+
+  get Slices(): string[] {
+    return this.source.health().slices;
+  }
+
+  get ArbitratesSlices(): boolean {
+    return this.source.slices() !== undefined;
+  }
+
+  ListSessions(): SessionTuple[] {
+    return this.source.sessions().map(sessionToBus);
+  }
+
+  ListSlices(): SliceTuple[] {
+    return (this.source.slices() ?? []).map(sliceToBus);
   }
 
   /** Emits the signal: dbus-next sends what a signal member returns. */
-  Incident(json: string): string {
-    return json;
+  Incident(args: IncidentArgs): IncidentArgs {
+    return args;
   }
 }
 
+const READ = dbus.interface.ACCESS_READ;
 ManagerInterface.configureMembers({
-  methods: { Status: { inSignature: '', outSignature: 's' } },
-  signals: { Incident: { signature: 's' } },
+  properties: {
+    Version: { signature: 's', access: READ },
+    Pid: { signature: 'u', access: READ },
+    UptimeUSec: { signature: 't', access: READ },
+    Feed: { signature: 's', access: READ },
+    ObserveOnly: { signature: 'b', access: READ },
+    Slices: { signature: 'as', access: READ },
+    ArbitratesSlices: { signature: 'b', access: READ },
+  },
+  methods: {
+    ListSessions: { inSignature: '', outSignature: `a${SESSION_SIGNATURE}` },
+    ListSlices: { inSignature: '', outSignature: `a${SLICE_SIGNATURE}` },
+  },
+  signals: { Incident: { signature: INCIDENT_SIGNATURE } },
 });
 
 export interface BusService {
-  emitIncident(incident: object): void;
+  emitIncident(incident: Incident): void;
 }
 
 /** Export the interface and take the well-known name; throws when another sbd runs. */
-export async function exportService(bus: dbus.MessageBus, status: () => object): Promise<BusService> {
-  const iface = new ManagerInterface(() => JSON.stringify(status()));
+export async function exportService(bus: dbus.MessageBus, source: StatusSource): Promise<BusService> {
+  const iface = new ManagerInterface(source);
   bus.export(SERVICE_PATH, iface);
   const reply = await bus.requestName(SERVICE_NAME, DO_NOT_QUEUE);
   if (reply !== PRIMARY_OWNER) {
     throw new Error(`another sbd owns ${SERVICE_NAME} on this user bus: only one may run per user`);
   }
-  return { emitIncident: (incident) => iface.Incident(JSON.stringify(incident)) };
+  return { emitIncident: (incident) => iface.Incident(incidentToBus(incident)) };
 }

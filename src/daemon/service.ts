@@ -10,7 +10,7 @@ import type { Config } from '../config/schema';
 import { FileWatch } from '../native';
 import { type Session, SessionRegistry } from '../sessions/registry';
 import { recordedUnits, recordsDir, removeRecord } from '../sessions/record';
-import { type FeedMode, type SessionRow, type StatusReport, sessionRow } from '../sessions/status';
+import { type FeedMode, type ServiceHealth, type SessionRow, type SliceRow, type StatusReport, sessionRow } from '../sessions/status';
 import { SessionFeed } from '../stall/feed';
 import { DbusUserManager } from '../systemd/user-manager';
 import { VERSION } from '../version';
@@ -185,9 +185,10 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     updateStatus();
   });
 
-  const status = (): StatusReport => {
+  const health = (): ServiceHealth => ({ running: true, pid: process.pid, version: VERSION, uptimeS: (Date.now() - startedAt) / 1000, feed: feedMode(), observeOnly: config.observeOnly, slices: config.slices });
+  const sessionRows = (): SessionRow[] => {
     const now = Date.now();
-    const rows = registry
+    return registry
       .list()
       .map((s) => {
         const feed = feeds.get(s.unit);
@@ -199,11 +200,11 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
         return sessionRow(s, state, deadline ? Math.max(0, (deadline.endsAtMs - now) / 1000) : null, incidents.lastAction(s.unit), now, feed?.describe() ?? null);
       })
       .filter((r): r is SessionRow => r !== undefined);
-    return {
-      service: { running: true, pid: process.pid, version: VERSION, uptimeS: (now - startedAt) / 1000, feed: feedMode(), observeOnly: config.observeOnly, slices: config.slices },
-      sessions: rows,
-      ...(config.arbitration.enabled ? { slices: slices.rows() } : {}),
-    };
+  };
+  const sliceRows = (): SliceRow[] | undefined => (config.arbitration.enabled ? slices.rows() : undefined);
+  const status = (): StatusReport => {
+    const sliceList = sliceRows();
+    return { service: health(), sessions: sessionRows(), ...(sliceList ? { slices: sliceList } : {}) };
   };
 
   await registry.start();
@@ -211,7 +212,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   for (const unit of Object.keys(saved)) if (!registry.get(unit)) save(unit, undefined);
   const records = recordsDir(env);
   if (records) for (const unit of recordedUnits(records)) if (!registry.get(unit)) removeRecord(records, unit);
-  busService = await exportService(bus, status);
+  busService = await exportService(bus, { health, sessions: sessionRows, slices: sliceRows });
   log.info({ event: 'ready', sessions: registry.size, slices: config.slices, observeOnly: config.observeOnly, feed: feedMode(), version: VERSION }, 'sbd ready');
   notify('READY=1');
   updateStatus();

@@ -1,9 +1,13 @@
 /**
  * The UserManager over dbus-next. Only raw messages are used: no proxy objects, since
  * dbus-next's removeMatch is broken and each proxy would leak match rules (design.md §9).
- * Two match rules are added, once: Manager signals, and PropertiesChanged under the unit path.
+ * Three match rules are added, once: Manager signals, PropertiesChanged under the unit path, and
+ * the owner changes of systemd's name. A signal counts only when it comes from the unique name
+ * that owns systemd's name now: any process of the user can send one on systemd's path and
+ * interface, and dbus-next hands every message on the connection to its listeners.
  */
 import * as dbus from 'dbus-next';
+import { type NameOwner, followNameOwner } from './name-owner';
 import { unitFromObjectPath, unitObjectPath } from './names';
 import type { MemoryProps, TransientScope, UnitEvent, UnitInfo, UserManager } from './types';
 import { invocationIdFromBus, limitFromBus, limitToBus } from './values';
@@ -51,9 +55,16 @@ export class DbusUserManager implements UserManager {
   private readonly jobWaiters = new Map<string, (result: string) => void>();
   private lost = false;
   private closed = false;
+  /** Who owns systemd's name: only its signals are believed. */
+  private readonly systemd: NameOwner;
 
   private constructor(bus: dbus.MessageBus) {
     this.bus = bus;
+    // A new owner is a re-exec'd (or restarted) manager: subscribe again, as a new client would
+    // (systemd keeps its subscribers across a re-exec; then it answers "already subscribed").
+    this.systemd = followNameOwner(bus, SYSTEMD, (owner) => {
+      if (owner !== '') this.managerCall('Subscribe', '', []).catch(() => {});
+    });
     bus.on('message', (msg) => this.dispatch(msg));
     bus.on('error', (err: unknown) => this.fail(err instanceof Error ? err : new Error(String(err))));
   }
@@ -66,6 +77,7 @@ export class DbusUserManager implements UserManager {
   /** The same, on a bus connection that is shared (sbd also exports its own interface on it). */
   static async attach(bus: dbus.MessageBus): Promise<DbusUserManager> {
     const m = new DbusUserManager(bus);
+    await m.systemd.start();
     await m.addMatch(`type='signal',sender='${SYSTEMD}',interface='${MANAGER}'`);
     await m.addMatch(`type='signal',sender='${SYSTEMD}',interface='${PROPERTIES}',member='PropertiesChanged',path_namespace='${MANAGER_PATH}/unit'`);
     await m.managerCall('Subscribe', '', []);
@@ -101,7 +113,7 @@ export class DbusUserManager implements UserManager {
   }
 
   private dispatch(msg: dbus.Message): void {
-    if (msg.type !== dbus.MessageType.SIGNAL) return;
+    if (msg.type !== dbus.MessageType.SIGNAL || !this.systemd.sent(msg)) return;
     if (msg.interface === MANAGER) {
       if (msg.member === 'JobRemoved') {
         const [, job, , result] = msg.body as [number, string, string, string];

@@ -10,6 +10,9 @@ const dbus = require('dbus-next');
 const { waitFor } = require('./helpers');
 
 const root = path.resolve(__dirname, '../../..');
+const { incidentFromBus } = require(path.join(root, 'dist/daemon/bus-types.js'));
+const { followNameOwner } = require(path.join(root, 'dist/systemd/name-owner.js'));
+
 const SBCTL = path.join(root, 'dist/cli/main.js');
 const SLICE_DIR = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/sessions.slice';
 
@@ -34,19 +37,22 @@ async function startSbd(config) {
   await waitFor(() => sbctl('status', '--json').status === 0, 30_000, { what: 'sbd to answer' });
 }
 
-/** Collects sbd's incidents from the bus for the life of the test. */
+/** Collects sbd's incidents from the bus for the life of the test: its typed Incident signal,
+ * from the unique name that owns sbd's bus name only (followed across restarts), as sbctl watch. */
 async function incidentCollector() {
   const bus = dbus.sessionBus({ busAddress: /** @type {string} */ (process.env.DBUS_SESSION_BUS_ADDRESS) });
+  const sbdName = followNameOwner(bus, 'dev.sessionbrake.Manager1');
+  await sbdName.start();
   /** @type {Array<any>} */
   const incidents = [];
   bus.on('message', (msg) => {
-    if (msg.type === dbus.MessageType.SIGNAL && msg.member === 'Incident' && msg.interface === 'dev.sessionbrake.Manager1') {
-      incidents.push({ ...JSON.parse(String(msg.body[0])), receivedAtMs: Date.now() });
+    if (msg.type === dbus.MessageType.SIGNAL && msg.member === 'Incident' && msg.interface === 'dev.sessionbrake.Manager1' && sbdName.sent(msg)) {
+      incidents.push({ ...incidentFromBus(/** @type {any} */ (msg.body)), receivedAtMs: Date.now() });
     }
   });
   await bus.call(new dbus.Message({
     destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'AddMatch', signature: 's',
-    body: ["type='signal',interface='dev.sessionbrake.Manager1',member='Incident'"],
+    body: ["type='signal',sender='dev.sessionbrake.Manager1',interface='dev.sessionbrake.Manager1',member='Incident'"],
   }));
   return {
     incidents,

@@ -1,0 +1,149 @@
+/**
+ * sbd's D-Bus values, typed as systemd types its own (pure): sizes and times as uint64 with
+ * UINT64_MAX for "infinity" (an unlimited brake; no deadline, no heartbeat), shares as doubles,
+ * absent text as "", an incident's extra figures as a{sv}. Encoded by sbd, decoded by sbctl into
+ * the same StatusReport and Incident objects sbd holds, so `sbctl status --json` and
+ * `sbctl watch --json` read the same whether sbd answers or sbctl reads systemd itself.
+ */
+import { Variant } from 'dbus-next';
+import type { ServiceHealth, SessionRow, SliceRow } from '../sessions/status';
+import { UINT64_MAX, limitFromBus, limitToBus } from '../systemd/values';
+import type { Incident } from './incidents';
+
+/** One session (ListSessions): name, unit, state, deadline µs left, last action, memory.current,
+ * memory.high, memory.max, memory.swap.max, anon share, full avg10 share, processes, biggest
+ * (comm, pid, RSS; pid 0 when none), heartbeat age µs. */
+export const SESSION_SIGNATURE = '(ssststtttddu(sut)t)';
+/** One slice (ListSlices): name, state, cause, current, brake, ceiling, machine's available,
+ * members (path, current, growth, fair share), culprit (path, rule, why; "" when none),
+ * deadline µs left, last action. */
+export const SLICE_SIGNATURE = '(ssstttta(stxd)(sss)ts)';
+/** Incident(type, unit, session, wall-clock µs, message, observe-only, figures). */
+export const INCIDENT_SIGNATURE = 'ssstsba{sv}';
+
+type Seconds = number | null;
+
+/** Seconds as µs; null (none) as UINT64_MAX, as systemd writes USEC_INFINITY. */
+export function usecToBus(s: Seconds): bigint {
+  return s === null ? UINT64_MAX : BigInt(Math.round(s * 1e6));
+}
+function usecFromBus(v: bigint): Seconds {
+  return v === UINT64_MAX ? null : Number(v) / 1e6;
+}
+
+export type SessionTuple = [string, string, string, bigint, string, bigint, bigint, bigint, bigint, number, number, number, [string, number, bigint], bigint];
+
+export function sessionToBus(r: SessionRow): SessionTuple {
+  return [
+    r.name, r.unit, r.state, usecToBus(r.deadlineS), r.lastAction ?? '',
+    limitToBus(r.currentBytes), limitToBus(r.highBytes), limitToBus(r.maxBytes), limitToBus(r.swapMaxBytes),
+    r.anonShare, r.pressureFullAvg10, r.processes,
+    r.biggest ? [r.biggest.name, r.biggest.pid, limitToBus(r.biggest.rssBytes)] : ['', 0, 0n],
+    usecToBus(r.heartbeatAgeS),
+  ];
+}
+
+/** The row as sbd holds it, keys in the order `sessionRow` gives them. */
+export function sessionFromBus(t: SessionTuple): SessionRow {
+  const [name, unit, state, deadline, lastAction, current, high, max, swapMax, anonShare, pressure, processes, [bName, bPid, bRss], heartbeat] = t;
+  return {
+    name, unit, state, deadlineS: usecFromBus(deadline), lastAction: lastAction === '' ? null : lastAction,
+    currentBytes: limitFromBus(current), highBytes: limitFromBus(high), maxBytes: limitFromBus(max), swapMaxBytes: limitFromBus(swapMax),
+    anonShare, pressureFullAvg10: pressure, processes,
+    biggest: bPid === 0 ? null : { name: bName, pid: bPid, rssBytes: limitFromBus(bRss) },
+    heartbeatAgeS: usecFromBus(heartbeat),
+  };
+}
+
+export type SliceTuple = [string, string, string, bigint, bigint, bigint, bigint, Array<[string, bigint, bigint, number]>, [string, string, string], bigint, string];
+
+export function sliceToBus(s: SliceRow): SliceTuple {
+  return [
+    s.slice, s.state, s.cause ?? '',
+    limitToBus(s.currentBytes), limitToBus(s.highBytes), limitToBus(s.maxBytes), limitToBus(s.memAvailableBytes),
+    s.members.map((m) => [m.path, limitToBus(m.currentBytes), BigInt(m.growthBytes), m.fairShareBytes]),
+    s.culprit ? [s.culprit.path, s.culprit.rule, s.culprit.why] : ['', '', ''],
+    usecToBus(s.deadlineS), s.lastAction ?? '',
+  ];
+}
+
+/** The slice row as sbd holds it, keys in the order `sliceRow` gives them. */
+export function sliceFromBus(t: SliceTuple): SliceRow {
+  const [slice, state, cause, current, high, max, available, members, [cPath, cRule, cWhy], deadline, lastAction] = t;
+  return {
+    slice, state, cause: cause === '' ? null : cause,
+    currentBytes: limitFromBus(current), highBytes: limitFromBus(high), maxBytes: limitFromBus(max), memAvailableBytes: limitFromBus(available),
+    members: members.map(([path, c, growth, fair]) => ({ path, currentBytes: limitFromBus(c), growthBytes: Number(growth), fairShareBytes: fair })),
+    culprit: cPath === '' ? null : { path: cPath, rule: cRule, why: cWhy },
+    deadlineS: usecFromBus(deadline),
+    lastAction: lastAction === '' ? null : lastAction,
+  };
+}
+
+/** The Manager1 properties sbctl status reads (GetAll), by name, as dbus-next hands them. */
+export interface HealthProps {
+  Version: string;
+  Pid: number;
+  UptimeUSec: bigint;
+  Feed: string;
+  ObserveOnly: boolean;
+  Slices: string[];
+}
+
+export function healthFromBus(p: HealthProps): ServiceHealth {
+  return { running: true, pid: p.Pid, version: p.Version, uptimeS: usecFromBus(p.UptimeUSec), feed: p.Feed as ServiceHealth['feed'], observeOnly: p.ObserveOnly, slices: p.Slices };
+}
+
+/** A figure as a variant: text, flag, whole number (int64), other number (double; an unlimited
+ * size as uint64 UINT64_MAX, since dbus-next sends no infinite double), list, record. null,
+ * undefined and NaN have no D-Bus form: such a figure is left out. */
+function figureToBus(v: unknown): Variant | undefined {
+  if (typeof v === 'string') return new Variant('s', v);
+  if (typeof v === 'boolean') return new Variant('b', v);
+  if (typeof v === 'bigint') return new Variant('x', v);
+  if (typeof v === 'number') {
+    if (v === Infinity) return new Variant('t', UINT64_MAX);
+    if (Number.isSafeInteger(v)) return new Variant('x', BigInt(v));
+    return Number.isFinite(v) ? new Variant('d', v) : undefined;
+  }
+  if (Array.isArray(v)) return new Variant('av', v.map(figureToBus).filter((x): x is Variant => x !== undefined));
+  if (v !== null && typeof v === 'object') return new Variant('a{sv}', figuresToBus(v as Record<string, unknown>));
+  return undefined;
+}
+
+function figuresToBus(o: Record<string, unknown>): Record<string, Variant> {
+  const out: Record<string, Variant> = {};
+  for (const [k, v] of Object.entries(o)) {
+    const variant = figureToBus(v);
+    if (variant !== undefined) out[k] = variant;
+  }
+  return out;
+}
+
+function figureFromBus(v: Variant): unknown {
+  if (v.signature === 't' && v.value === UINT64_MAX) return Infinity;
+  if (typeof v.value === 'bigint') return Number(v.value);
+  if (v.signature === 'av') return (v.value as Variant[]).map(figureFromBus);
+  if (v.signature === 'a{sv}') return figuresFromBus(v.value as Record<string, Variant>);
+  return v.value;
+}
+
+function figuresFromBus(o: Record<string, Variant>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) out[k] = figureFromBus(v);
+  return out;
+}
+
+export type IncidentArgs = [string, string, string, bigint, string, boolean, Record<string, Variant>];
+
+const FIXED = new Set(['type', 'unit', 'session', 'atMs', 'message', 'observeOnly']);
+
+export function incidentToBus(i: Incident): IncidentArgs {
+  const figures = Object.fromEntries(Object.entries(i).filter(([k]) => !FIXED.has(k)));
+  return [i.type, i.unit, i.session, BigInt(Math.round(i.atMs * 1000)), i.message, i.observeOnly, figuresToBus(figures)];
+}
+
+export function incidentFromBus(args: IncidentArgs): Incident {
+  const [type, unit, session, atUsec, message, observeOnly, figures] = args;
+  return { type: type as Incident['type'], unit, session, atMs: Number(atUsec) / 1000, message, observeOnly, ...figuresFromBus(figures) };
+}
