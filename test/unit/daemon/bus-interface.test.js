@@ -14,19 +14,19 @@ const { watchIncidents, formatIncident } = require('../../../dist/cli/watch.js')
 
 const MiB = 2 ** 20;
 const unbraked = {
-  name: 'free', unit: 'free.scope', state: 'ok', deadlineS: null, lastAction: null,
+  name: 'free', unit: 'free.scope', state: 'ok', deadlineS: null, lastAction: null, feed: 'sampling (no PSI)',
   currentBytes: 5 * MiB, highBytes: Infinity, maxBytes: Infinity, swapMaxBytes: Infinity,
-  anonShare: 0.25, pressureFullAvg10: 0, processes: 0, biggest: null, heartbeatAgeS: null,
+  anonShare: 0.25, pressureFullAvg10: null, processes: 0, biggest: null, heartbeatAgeS: null,
 };
 const braked = {
-  name: 'wedged', unit: 'wedged.scope', state: 'standing-still', deadlineS: 87.123, lastAction: '12:00:01 standing-still: standing still against its own brake',
+  name: 'wedged', unit: 'wedged.scope', state: 'standing-still', deadlineS: 87.123, lastAction: '12:00:01 standing-still: standing still against its own brake', feed: 'psi',
   currentBytes: 64 * MiB, highBytes: 64 * MiB, maxBytes: 1024 * MiB, swapMaxBytes: 0,
   anonShare: 0.97, pressureFullAvg10: 0.4477, processes: 5, biggest: { name: 'python3', pid: 4242, rssBytes: 60 * MiB }, heartbeatAgeS: 12.5,
 };
 const slice = {
   slice: 'nbr.slice', state: 'standing-still', cause: 'slice-brake', currentBytes: 320 * MiB, highBytes: 320 * MiB, maxBytes: Infinity, memAvailableBytes: 1024 * MiB,
   members: [{ path: 'a.scope', currentBytes: 180 * MiB, growthBytes: -3 * MiB, fairShareBytes: 320 * MiB / 3 }, { path: 'b.scope', currentBytes: 140 * MiB, growthBytes: 140 * MiB, fairShareBytes: 320 * MiB / 3 }],
-  culprit: { path: 'b.scope', rule: 'grew-most', why: 'b.scope grew most' }, deadlineS: 8, lastAction: null,
+  culprit: { path: 'b.scope', rule: 'grew-most', why: 'b.scope grew most' }, deadlineS: 8, lastAction: null, feed: 'psi',
 };
 const quietSlice = { ...slice, slice: 'q.slice', state: 'ok', cause: null, culprit: null, deadlineS: null, members: [] };
 const service = { running: true, pid: 4711, version: '0.1.0', uptimeS: 75.25, feed: 'psi', observeOnly: false, slices: ['sessions.slice', 'nbr.slice'] };
@@ -69,10 +69,10 @@ test('the interface is typed: properties and arrays of structs, no JSON in a str
   assert.deepEqual(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, v.signature])), { Version: 's', Pid: 'u', UptimeUSec: 't', Feed: 's', ObserveOnly: 'b', Slices: 'as', ArbitratesSlices: 'b' });
   assert.equal(props.UptimeUSec.value, 75_250_000n);
   const sessions = await call('dev.sessionbrake.Manager1', 'ListSessions');
-  assert.equal(sessions.signature, 'a(ssststtttddu(sut)t)');
+  assert.equal(sessions.signature, 'a(ssstssttttddu(sut)t)');
   assert.equal(sessions.body[0][0][6], 64n * 2n ** 20n, 'MemoryHigh in bytes, as uint64');
   const slices = await call('dev.sessionbrake.Manager1', 'ListSlices');
-  assert.equal(slices.signature, 'a(ssstttta(stxd)(sss)ts)');
+  assert.equal(slices.signature, 'a(ssstttta(stxd)(sss)tss)');
   await assert.rejects(call('dev.sessionbrake.Manager1', 'Status'), /UnknownMethod|does not exist/, 'the JSON method is gone');
   sbd.disconnect();
   client.disconnect();
