@@ -19,6 +19,7 @@ import { formatSize } from '../util/size';
 import { chooseVictim } from '../victim/choose';
 import type { Incident, Incidents } from './incidents';
 import type { SavedSession } from './state-file';
+import { type SbdClock, systemClock } from '../util/clock';
 
 /** Per-session memory of the controller, beyond the detector's own state. */
 export interface BrakeState {
@@ -43,12 +44,17 @@ export interface ControllerDeps {
   /** Persist this session's state (deadline, original brake, stop under way). */
   save(unit: string, s: SavedSession | undefined): void;
   log(level: 'info' | 'warn' | 'debug', msg: string, fields: Record<string, unknown>): void;
+  /** The clock of deadlines and mutes (the feeds' own); tests pass their own. */
+  clock?: SbdClock;
 }
 
 export class BrakeController {
   private readonly brakes = new Map<string, BrakeState>();
+  private readonly clock: SbdClock;
 
-  constructor(private readonly deps: ControllerDeps) {}
+  constructor(private readonly deps: ControllerDeps) {
+    this.clock = deps.clock ?? systemClock;
+  }
 
   brake(unit: string): BrakeState {
     let b = this.brakes.get(unit);
@@ -134,7 +140,7 @@ export class BrakeController {
       step: cfg.raise.step, ceiling: cfg.raise.ceiling, reserve: cfg.raise.reserve, maxMargin: cfg.raise.maxMargin,
     });
     if (!plan.raise) {
-      this.tell(session, 'no-room', `cannot raise the brake: ${plan.why}; its biggest command is stopped in ${Math.round((feed.state.deadline ? feed.state.deadline.endsAtMs - Date.now() : 0) / 1000)} s unless it moves`);
+      this.tell(session, 'no-room', `cannot raise the brake: ${plan.why}; its biggest command is stopped in ${Math.round((feed.state.deadline ? feed.state.deadline.endsAtMs - this.clock.monotonicMs() : 0) / 1000)} s unless it moves`);
       return;
     }
     const figures = { fromBytes: sample.highBytes, toBytes: plan.toBytes, limitedBy: plan.limitedBy, currentBytes: sample.currentBytes };
@@ -174,7 +180,7 @@ export class BrakeController {
       await this.setHigh(session, to);
       lowered(from); // once in force, as for a raise
       // Lowering a live cgroup's brake manufactures the very signal: stay quiet for a while.
-      feed.setState(muteAfterLowering(feed.state, Date.now(), this.deps.config.detector));
+      feed.setState(muteAfterLowering(feed.state, this.clock.monotonicMs(), this.deps.config.detector));
       if (to === b.originalHigh) b.originalHigh = undefined;
       else this.scheduleLower(session, feed);
     } catch (err) {

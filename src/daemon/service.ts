@@ -24,6 +24,7 @@ import type { Logger } from './log';
 import { notify, startWatchdog } from './notify';
 import { OomKillWatch } from '../oom/watch';
 import { type SavedSession, type SavedState, defaultStatePath, loadState, saveState } from './state-file';
+import { monotonicMs } from '../util/clock';
 
 export interface RunningService {
   status(): StatusReport;
@@ -40,7 +41,7 @@ function watchedFiles(s: Session): string[] {
 const STATE_NAMES: Record<string, string> = { clear: 'ok', warm: 'warm', hot: 'hot', 'standing-still': 'standing-still' };
 
 export async function startService(config: Config, bus: dbus.MessageBus, log: Logger, env: NodeJS.ProcessEnv): Promise<RunningService> {
-  const startedAt = Date.now();
+  const startedAt = monotonicMs();
   const manager = await DbusUserManager.attach(bus);
   const registry = new SessionRegistry(manager, config.slices, recordsDir(env), (msg, fields) => log.warn(fields, msg));
   const incidents = new Incidents(log);
@@ -136,7 +137,6 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
       onVerdict: (v, sample) => controller.onVerdict(s, feed, v, sample),
       onGone: () => log.debug({ unit: s.unit }, 'cgroup gone while sampling'),
       log: (msg, fields) => log.debug(fields, msg),
-      now: () => Date.now(),
     });
     feeds.set(s.unit, feed);
     feed.start();
@@ -177,7 +177,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   });
 
   const status = (): StatusReport => {
-    const now = Date.now();
+    const now = monotonicMs(); // the deadline's clock; heartbeat ages are read against the wall clock (file mtimes)
     const rows = registry
       .list()
       .map((s) => {
@@ -187,7 +187,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
         // A running deadline is standing still, whether or not a verdict came since it was
         // restored after a restart (the first window after a restart is two seconds away).
         const state = stopping ? 'stopping' : deadline ? 'standing-still' : STATE_NAMES[feed?.lastVerdict?.state ?? 'clear'] ?? 'ok';
-        return sessionRow(s, state, deadline ? Math.max(0, (deadline.endsAtMs - now) / 1000) : null, incidents.lastAction(s.unit), now);
+        return sessionRow(s, state, deadline ? Math.max(0, (deadline.endsAtMs - now) / 1000) : null, incidents.lastAction(s.unit), Date.now());
       })
       .filter((r): r is SessionRow => r !== undefined);
     return {

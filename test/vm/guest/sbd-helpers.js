@@ -41,7 +41,7 @@ async function incidentCollector() {
   const incidents = [];
   bus.on('message', (msg) => {
     if (msg.type === dbus.MessageType.SIGNAL && msg.member === 'Incident' && msg.interface === 'dev.sessionbrake.Manager1') {
-      incidents.push({ ...JSON.parse(String(msg.body[0])), receivedAtMs: Date.now() });
+      incidents.push({ ...JSON.parse(String(msg.body[0])), receivedAtMs: Date.now(), receivedMonoMs: performance.now() });
     }
   });
   await bus.call(new dbus.Message({
