@@ -18,6 +18,7 @@ import type { UserManager } from '../systemd/types';
 import { formatSize } from '../util/size';
 import { chooseVictim } from '../victim/choose';
 import type { Incident, Incidents } from './incidents';
+import { restoreDeadline } from './saved-deadline';
 import type { SavedSession } from './state-file';
 import { type SbdClock, systemClock } from '../util/clock';
 
@@ -44,7 +45,7 @@ export interface ControllerDeps {
   /** Persist this session's state (deadline, original brake, stop under way). */
   save(unit: string, s: SavedSession | undefined): void;
   log(level: 'info' | 'warn' | 'debug', msg: string, fields: Record<string, unknown>): void;
-  /** The clock of deadlines and mutes (the feeds' own); tests pass their own. */
+  /** The clock of deadlines and mutes (the feeds' own), and the boot it belongs to; tests pass their own. */
   clock?: SbdClock;
 }
 
@@ -84,8 +85,10 @@ export class BrakeController {
     const b = this.brake(session.unit);
     const deadline = feed.state.deadline;
     if (deadline === undefined && b.originalHigh === undefined && !b.stopping) return this.deps.save(session.unit, undefined);
+    const bootId = this.clock.bootId();
     this.deps.save(session.unit, {
       invocationId: session.invocationId,
+      ...(bootId !== undefined ? { bootId } : {}),
       ...(deadline ? { deadline } : {}),
       ...(b.originalHigh !== undefined ? { originalHigh: b.originalHigh } : {}),
       ...(b.stopping ? { stopping: true } : {}),
@@ -246,6 +249,12 @@ export class BrakeController {
     if (saved.invocationId !== session.invocationId) return; // a new session behind the same name
     this.brake(session.unit).originalHigh = saved.originalHigh;
     // A stop was under way when sbd died: it is not started again; the episode starts afresh.
-    if (saved.deadline && !saved.stopping) feed.setState({ ...feed.state, deadline: saved.deadline, hotWindows: this.deps.config.detector.hotWindowsToStall });
+    if (saved.stopping) return;
+    const restored = restoreDeadline(saved, this.clock.bootId(), this.clock.monotonicMs());
+    if ('dropped' in restored) {
+      this.tell(session, 'deadline-dropped', `the deadline saved before sbd restarted is dropped: ${restored.dropped}; if the session still stands still, a new one starts with the whole grace`);
+      return this.persist(session, feed);
+    }
+    if (restored.deadline) feed.setState({ ...feed.state, deadline: restored.deadline, hotWindows: this.deps.config.detector.hotWindowsToStall });
   }
 }

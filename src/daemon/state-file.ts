@@ -10,6 +10,12 @@ import type { Deadline } from '../stall/detector';
 
 export interface SavedSession {
   invocationId: string;
+  /**
+   * The boot whose CLOCK_MONOTONIC the times of this record are on (util/clock.ts); absent in
+   * records of an older sbd, whose times were the wall clock's (daemon/saved-deadline.ts).
+   */
+  bootId?: string;
+  /** Its times are CLOCK_MONOTONIC ms of boot `bootId`. */
   deadline?: Deadline;
   /** MemoryHigh before our first raise; absent when we did not raise. */
   originalHigh?: number;
