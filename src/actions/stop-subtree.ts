@@ -96,15 +96,16 @@ export async function stopSubtree(candidate: Candidate, held: Held, brakeBytes: 
  * Finish a stop that an sbd which has restarted since began: SIGKILL at the due time to what of
  * it is left (each process checked to be the one signalled: pid, start time, uid, still in the
  * session's cgroup; never SIGTERM again), and the brake put back from `currentBrakeBytes`.
+ * `nowMs` is CLOCK_MONOTONIC now, the clock of `stop.killDueAtMs`.
  */
-export async function finishStop(stop: SavedStop, controlGroup: string, currentBrakeBytes: number, deps: StopDeps): Promise<StopReport> {
+export async function finishStop(stop: SavedStop, controlGroup: string, currentBrakeBytes: number, nowMs: number, deps: StopDeps): Promise<StopReport> {
   const pids = stop.processes.map((p) => p.pid);
   const brake = brakeAroundKill(stop.brakeBytes, currentBrakeBytes, deps);
   let outcome = new Map<number, Outcome>();
   let lowered = false;
   try {
     const held = holdProcesses(pids, stop.processes, controlGroup);
-    outcome = await terminate(held, msUntilDue(stop.killDueAtMs), { termSent: true, beforeKill: brake.lift });
+    outcome = await terminate(held, msUntilDue(stop.killDueAtMs, nowMs), { termSent: true, beforeKill: brake.lift });
   } finally {
     lowered = await brake.putBack();
   }

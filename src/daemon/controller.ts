@@ -20,7 +20,9 @@ import type { UserManager } from '../systemd/types';
 import { formatSize } from '../util/size';
 import { chooseVictim } from '../victim/choose';
 import type { Incident, Incidents } from './incidents';
+import { restoreDeadline } from './saved-deadline';
 import type { SavedSession, SavedStop } from './state-file';
+import { type SbdClock, systemClock } from '../util/clock';
 
 /** Per-session memory of the controller, beyond the detector's own state. */
 export interface BrakeState {
@@ -47,12 +49,17 @@ export interface ControllerDeps {
   /** Persist this session's state (deadline, original brake, stop under way). */
   save(unit: string, s: SavedSession | undefined): void;
   log(level: 'info' | 'warn' | 'debug', msg: string, fields: Record<string, unknown>): void;
+  /** The clock of deadlines and mutes (the feeds' own), and the boot it belongs to; tests pass their own. */
+  clock?: SbdClock;
 }
 
 export class BrakeController {
   private readonly brakes = new Map<string, BrakeState>();
+  private readonly clock: SbdClock;
 
-  constructor(private readonly deps: ControllerDeps) {}
+  constructor(private readonly deps: ControllerDeps) {
+    this.clock = deps.clock ?? systemClock;
+  }
 
   brake(unit: string): BrakeState {
     let b = this.brakes.get(unit);
@@ -84,8 +91,10 @@ export class BrakeController {
     const b = this.brake(session.unit);
     const deadline = feed?.state.deadline;
     if (deadline === undefined && b.originalHigh === undefined && !b.stopping) return this.deps.save(session.unit, undefined);
+    const bootId = this.clock.bootId();
     this.deps.save(session.unit, {
       invocationId: session.invocationId,
+      ...(bootId !== undefined ? { bootId } : {}),
       ...(deadline ? { deadline } : {}),
       ...(b.originalHigh !== undefined ? { originalHigh: b.originalHigh } : {}),
       ...(b.stopping ? { stopping: true } : {}),
@@ -141,7 +150,7 @@ export class BrakeController {
       step: cfg.raise.step, ceiling: cfg.raise.ceiling, reserve: cfg.raise.reserve, maxMargin: cfg.raise.maxMargin, pageBytes: systemPageSize(),
     });
     if (!plan.raise) {
-      this.tell(session, 'no-room', `cannot raise the brake: ${plan.why}; its biggest command is stopped in ${Math.round((feed.state.deadline ? feed.state.deadline.endsAtMs - Date.now() : 0) / 1000)} s unless it moves`);
+      this.tell(session, 'no-room', `cannot raise the brake: ${plan.why}; its biggest command is stopped in ${Math.round((feed.state.deadline ? feed.state.deadline.endsAtMs - this.clock.monotonicMs() : 0) / 1000)} s unless it moves`);
       return;
     }
     const figures = { fromBytes: sample.highBytes, toBytes: plan.toBytes, limitedBy: plan.limitedBy, currentBytes: sample.currentBytes };
@@ -181,7 +190,7 @@ export class BrakeController {
       await this.setHigh(session, to);
       lowered(from); // once in force, as for a raise
       // Lowering a live cgroup's brake manufactures the very signal: stay quiet for a while.
-      feed.setState(muteAfterLowering(feed.state, Date.now(), this.deps.config.detector));
+      feed.setState(muteAfterLowering(feed.state, this.clock.monotonicMs(), this.deps.config.detector));
       if (to === b.originalHigh) b.originalHigh = undefined;
       else this.scheduleLower(session, feed);
     } catch (err) {
@@ -233,7 +242,7 @@ export class BrakeController {
       b.pendingStop = {
         name: victim.name,
         processes: held.handles.map((h) => byPid.get(h.pid)).filter((p) => p !== undefined).map((p) => ({ pid: p.pid, startTicks: p.startTicks, uid: p.uid })),
-        killDueAtMs: dueAtMs(Date.now(), termToKillS * 1000),
+        killDueAtMs: dueAtMs(this.clock.monotonicMs(), termToKillS * 1000),
         brakeBytes,
       };
       this.persist(session, feed);
@@ -262,7 +271,7 @@ export class BrakeController {
     const b = this.brake(session.unit);
     b.stopping = false;
     b.pendingStop = undefined;
-    if (feed) feed.setState(report?.brakeLowered ? muteAfterLowering(feed.state, Date.now(), this.deps.config.detector) : resetEpisode(feed.state));
+    if (feed) feed.setState(report?.brakeLowered ? muteAfterLowering(feed.state, this.clock.monotonicMs(), this.deps.config.detector) : resetEpisode(feed.state));
     this.persist(session, feed);
   }
 
@@ -280,7 +289,7 @@ export class BrakeController {
         this.tell(session, 'stop-finished', `a stop of ${stop.name} begun before sbd restarted is left as it is: observe-only now`, { ...stop });
         return;
       }
-      report = await finishStop(stop, session.controlGroup, session.memoryHigh, this.stopDeps(session, stop.brakeBytes));
+      report = await finishStop(stop, session.controlGroup, session.memoryHigh, this.clock.monotonicMs(), this.stopDeps(session, stop.brakeBytes));
       if (report.brakeLowered) session.memoryHigh = stop.brakeBytes;
       const gone = report.terminated.length + report.skipped.length;
       this.tell(
@@ -298,9 +307,16 @@ export class BrakeController {
   restore(session: Session, feed: SessionFeed, saved: SavedSession): void {
     if (saved.invocationId !== session.invocationId) return; // a new session behind the same name
     this.brake(session.unit).originalHigh = saved.originalHigh;
-    // A stop between SIGTERM and SIGKILL when sbd died: finished, not started again.
-    if (saved.stop) return this.background(session, 'finishing a stop begun before the restart', this.finishStop(session, feed, saved.stop));
+    // A stop between SIGTERM and SIGKILL when sbd died: finished, not started again (on this
+    // boot only: its due time is this boot's monotonic clock, and its processes live nowhere else).
+    if (saved.stop && saved.bootId !== undefined && saved.bootId === this.clock.bootId()) return this.background(session, 'finishing a stop begun before the restart', this.finishStop(session, feed, saved.stop));
     // A stop was under way when sbd died: it is not started again; the episode starts afresh.
-    if (saved.deadline && !saved.stopping) feed.setState({ ...feed.state, deadline: saved.deadline, hotWindows: this.deps.config.detector.hotWindowsToStall });
+    if (saved.stopping) return;
+    const restored = restoreDeadline(saved, this.clock.bootId(), this.clock.monotonicMs());
+    if ('dropped' in restored) {
+      this.tell(session, 'deadline-dropped', `the deadline saved before sbd restarted is dropped: ${restored.dropped}; if the session still stands still, a new one starts with the whole grace`);
+      return this.persist(session, feed);
+    }
+    if (restored.deadline) feed.setState({ ...feed.state, deadline: restored.deadline, hotWindows: this.deps.config.detector.hotWindowsToStall });
   }
 }

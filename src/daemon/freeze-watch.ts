@@ -10,9 +10,12 @@ import type { Config } from '../config/schema';
 import { type FreezeState, type Observation, type Telling, freezeStep, initialFreeze, processViewNeeded } from '../freeze/policy';
 import { readCgroupProcesses, readProcess } from '../proc/table';
 import type { Session } from '../sessions/registry';
+import { type BeatSeen, beatSeen } from '../freeze/heartbeat-clock';
+import { type SbdClock, systemClock } from '../util/clock';
 import type { Incidents } from './incidents';
 
-function observe(s: Session, now: number, cfg: Config['freeze']): Observation | undefined {
+/** `now` and the heartbeat's time are monotonic ms; `beatAt` turns the file's mtime into one. */
+function observe(s: Session, now: number, cfg: Config['freeze'], beatAt: (mtimeMs: number) => number): Observation | undefined {
   let cpuUsageUs: number;
   try {
     cpuUsageUs = readCpuUsage(s.cgroupDir) ?? 0;
@@ -23,7 +26,7 @@ function observe(s: Session, now: number, cfg: Config['freeze']): Observation | 
   let claimsWorking = false;
   if (s.heartbeat !== undefined) {
     try {
-      heartbeatMs = fs.statSync(s.heartbeat).mtimeMs;
+      heartbeatMs = beatAt(fs.statSync(s.heartbeat).mtimeMs);
       const head = Buffer.alloc(16);
       const fd = fs.openSync(s.heartbeat, 'r');
       const n = fs.readSync(fd, head, 0, head.length, 0);
@@ -47,12 +50,15 @@ function observe(s: Session, now: number, cfg: Config['freeze']): Observation | 
 
 export class FreezeWatch {
   private readonly states = new Map<string, FreezeState>();
+  /** Each session's heartbeat as last seen, dated on the monotonic clock. */
+  private readonly beats = new Map<string, BeatSeen>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
     private readonly config: Config,
     private readonly incidents: Incidents,
     private readonly sessions: () => Iterable<Session>,
+    private readonly clock: SbdClock = systemClock,
   ) {
     this.timer = setInterval(() => {
       for (const s of this.sessions()) this.check(s);
@@ -62,7 +68,12 @@ export class FreezeWatch {
 
   /** A check now (the heartbeat was written, say). */
   check(s: Session): void {
-    const o = observe(s, Date.now(), this.config.freeze);
+    const now = this.clock.monotonicMs();
+    const o = observe(s, now, this.config.freeze, (mtimeMs) => {
+      const seen = beatSeen(this.beats.get(s.unit), mtimeMs, Date.now(), now);
+      this.beats.set(s.unit, seen);
+      return seen.writtenAtMs;
+    });
     if (o === undefined) return;
     const [next, tellings] = freezeStep(this.states.get(s.unit) ?? initialFreeze(), o, this.config.freeze);
     this.states.set(s.unit, next);
@@ -78,6 +89,7 @@ export class FreezeWatch {
 
   forget(unit: string): void {
     this.states.delete(unit);
+    this.beats.delete(unit);
   }
 
   stop(): void {

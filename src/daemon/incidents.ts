@@ -16,6 +16,7 @@ export type IncidentType =
   | 'cleared'
   | 'brake-lowered'
   | 'feed-fallback'
+  | 'deadline-dropped'
   | 'procs-reaped'
   | 'leftovers'
   | 'pegged'
@@ -52,7 +53,7 @@ export class Incidents {
 
   tell(i: Incident): void {
     this.last.set(i.unit, i);
-    const level = ['subtree-stopped', 'stop-finished', 'will-stop', 'standing-still', 'slice-standing-still', 'culprit', 'machine-short', 'procs-reaped', 'pegged', 'missing', 'silent', 'oom-kill'].includes(i.type) ? 'warn' : 'info';
+    const level = ['subtree-stopped', 'stop-finished', 'will-stop', 'standing-still', 'slice-standing-still', 'culprit', 'machine-short', 'procs-reaped', 'pegged', 'missing', 'silent', 'oom-kill', 'deadline-dropped'].includes(i.type) ? 'warn' : 'info';
     this.log[level]({ event: i.type, ...i }, i.message);
     for (const l of this.listeners) l(i);
   }

@@ -25,6 +25,7 @@ import type { Logger } from './log';
 import { notify, startWatchdog } from './notify';
 import { OomKillWatch } from '../oom/watch';
 import { type SavedSession, type SavedState, defaultStatePath, loadState, saveState } from './state-file';
+import { monotonicMs } from '../util/clock';
 
 export interface RunningService {
   status(): StatusReport;
@@ -41,7 +42,7 @@ function watchedFiles(s: Session): string[] {
 const STATE_NAMES: Record<string, string> = { clear: 'ok', warm: 'warm', hot: 'hot', 'standing-still': 'standing-still' };
 
 export async function startService(config: Config, bus: dbus.MessageBus, log: Logger, env: NodeJS.ProcessEnv): Promise<RunningService> {
-  const startedAt = Date.now();
+  const startedAt = monotonicMs();
   const manager = await DbusUserManager.attach(bus);
   const registry = new SessionRegistry(manager, config.slices, recordsDir(env), (msg, fields) => log.warn(fields, msg));
   const incidents = new Incidents(log);
@@ -145,7 +146,6 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
       // not from inside the 'added' handler (a restored deadline samples at once): on the next turn
       onGone: () => setImmediate(() => registry.ended(s, 'gone (PSI trigger POLLERR, or vanished while sampling)')),
       log: (msg, fields) => log.debug(fields, msg),
-      now: () => Date.now(),
     });
     feeds.set(s.unit, feed);
     feed.start();
@@ -185,9 +185,9 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     updateStatus();
   });
 
-  const health = (): ServiceHealth => ({ running: true, pid: process.pid, version: VERSION, uptimeS: (Date.now() - startedAt) / 1000, feed: feedMode(), observeOnly: config.observeOnly, slices: config.slices });
+  const health = (): ServiceHealth => ({ running: true, pid: process.pid, version: VERSION, uptimeS: (monotonicMs() - startedAt) / 1000, feed: feedMode(), observeOnly: config.observeOnly, slices: config.slices });
   const sessionRows = (): SessionRow[] => {
-    const now = Date.now();
+    const now = monotonicMs(); // the deadline's clock; heartbeat ages are read against the wall clock (file mtimes)
     return registry
       .list()
       .map((s) => {
@@ -197,7 +197,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
         // A running deadline is standing still, whether or not a verdict came since it was
         // restored after a restart (the first window after a restart is two seconds away).
         const state = stopping ? 'stopping' : deadline ? 'standing-still' : STATE_NAMES[feed?.lastVerdict?.state ?? 'clear'] ?? 'ok';
-        return sessionRow(s, state, deadline ? Math.max(0, (deadline.endsAtMs - now) / 1000) : null, incidents.lastAction(s.unit), now, feed?.describe() ?? null);
+        return sessionRow(s, state, deadline ? Math.max(0, (deadline.endsAtMs - now) / 1000) : null, incidents.lastAction(s.unit), Date.now(), feed?.describe() ?? null);
       })
       .filter((r): r is SessionRow => r !== undefined);
   };

@@ -18,6 +18,7 @@ import type { BrakeController } from './controller';
 import type { Incidents } from './incidents';
 import type { Logger } from './log';
 import { SliceController } from './slice-controller';
+import { monotonicMs } from '../util/clock';
 
 export interface SliceArbiterDeps {
   config: Config;
@@ -80,7 +81,7 @@ export class SliceArbiter {
       onVerdict: (v, sample) => this.controller.onVerdict(feed, v, sample),
       onGone: () => this.drop(s.slice),
       log: (msg, fields) => log.debug(fields, msg),
-      now: () => performance.now(),
+      now: monotonicMs,
       machineShort: () => this.machine.last !== undefined && this.machine.last.level !== 'ok',
     });
     this.feeds.set(s.slice, feed);
@@ -120,7 +121,7 @@ export class SliceArbiter {
 
   rows(): SliceRow[] {
     const rows: SliceRow[] = [];
-    const now = performance.now();
+    const now = monotonicMs();
     for (const f of this.feeds.values()) {
       try {
         rows.push({ ...sliceRow(f.slice, readSliceSample(f.dir, now), f.state, f.lastVerdict?.state, this.deps.config.arbitration.culpritMinGrowth, now, this.deps.incidents.lastAction(f.slice)), feed: f.describe() });

@@ -33,6 +33,12 @@ export interface SavedStop {
 
 export interface SavedSession {
   invocationId: string;
+  /**
+   * The boot whose CLOCK_MONOTONIC the times of this record are on (util/clock.ts); absent in
+   * records of an older sbd, whose times were the wall clock's (daemon/saved-deadline.ts).
+   */
+  bootId?: string;
+  /** Its times are CLOCK_MONOTONIC ms of boot `bootId`. */
   deadline?: Deadline;
   /** MemoryHigh before our first raise; absent when we did not raise. */
   originalHigh?: number;
@@ -49,6 +55,7 @@ const bytes = z.union([z.number().nonnegative(), z.literal('infinity').transform
 const count = z.number().int().nonnegative();
 const savedSessionSchema = z.object({
   invocationId: z.string().min(1),
+  bootId: z.string().min(1).optional(),
   deadline: z.object({ startedAtMs: z.number(), endsAtMs: z.number(), currentAtStart: bytes }).optional(),
   originalHigh: bytes.optional(),
   stopping: z.boolean().optional(),

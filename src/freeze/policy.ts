@@ -17,7 +17,7 @@ export interface Observation {
   atMs: number;
   /** cpu.stat usage_usec of the session's cgroup. */
   cpuUsageUs: number;
-  /** mtime of the heartbeat file; undefined when the session has none or it is missing. */
+  /** When the heartbeat file was last written, on atMs's clock (freeze/heartbeat-clock.ts); undefined when the session has none or it is missing. */
   heartbeatMs: number | undefined;
   /** The heartbeat file's first word is "working". */
   claimsWorking: boolean;

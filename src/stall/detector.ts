@@ -36,6 +36,7 @@ export interface WindowVerdict {
   reason: string;
 }
 
+/** Its times are the samples' clock: CLOCK_MONOTONIC ms in sbd (util/clock.ts), never the wall clock. */
 export interface Deadline {
   startedAtMs: number;
   endsAtMs: number;

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { CgroupGoneError, type MemorySample, readMemorySample } from '../cgroup/read';
 import type { DetectorConfig } from '../config/schema';
 import { type NativeError, PsiTrigger, type PsiTriggerSpec, PsiWindowError } from '../native';
+import { monotonicMs } from '../util/clock';
 import { type DetectorSample, type DetectorState, type Measure, type Verdict, initialState, step } from './detector';
 
 /** How this session is fed: woken by a PSI trigger, or sampled on a timer. */
@@ -24,7 +25,8 @@ export interface FeedHost {
   /** The session's cgroup vanished: its PSI trigger's POLLERR, or gone while sampling. */
   onGone(): void;
   log(msg: string, fields: Record<string, unknown>): void;
-  now(): number;
+  /** The clock of the windows, in ms: CLOCK_MONOTONIC (util/clock.ts) unless a test passes its own. Never the wall clock. */
+  now?(): number;
   /** Arms the PSI trigger (PsiTrigger.arm; tests pass their own). */
   armTrigger?: (file: string, spec: PsiTriggerSpec, onEvent: (kind: 'fired' | 'gone') => void) => Pick<PsiTrigger, 'close' | 'unref'>;
 }
@@ -103,7 +105,7 @@ export class SessionFeed {
   sample(): Verdict | undefined {
     let raw: MemorySample;
     try {
-      raw = readMemorySample(this.cgroupDir, this.host.now());
+      raw = readMemorySample(this.cgroupDir, (this.host.now ?? monotonicMs)());
     } catch (err) {
       if (err instanceof CgroupGoneError) {
         this.gone();

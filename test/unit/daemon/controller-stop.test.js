@@ -16,6 +16,7 @@ const { parseConfig } = require('../../../dist/config/load.js');
 const { initialState } = require('../../../dist/stall/detector.js');
 const { readProcess } = require('../../../dist/proc/table.js');
 const { waitFor, reaped, sleep } = require('../../support/proc.js');
+const { monotonicMs, bootId } = require('../../../dist/util/clock.js');
 
 const MiB = 2 ** 20;
 const GRACE_S = 1.5;
@@ -45,15 +46,15 @@ function setup(t, pids, agentPid, setMemory = async () => {}) {
   const told = [];
   const brakes = [];
   const saved = [];
-  const manager = { setMemory: (unit, props) => { brakes.push({ atMs: Date.now(), unit, bytes: props.memoryHigh }); return setMemory(props); } };
+  const manager = { setMemory: (unit, props) => { brakes.push({ atMs: monotonicMs(), unit, bytes: props.memoryHigh }); return setMemory(props); } };
   const controlGroup = fs.readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((l) => l.startsWith('0::'))?.slice(3);
   const session = { unit: 'w.scope', id: 'w', invocationId: 'a'.repeat(32), slice: 'sessions.slice', controlGroup, cgroupDir: dir, memoryHigh: 64 * MiB, memoryMax: 1024 * MiB, memorySwapMax: 0, agentPid, agentFromRecord: true };
   const make = () => new BrakeController({
     config,
     manager: /** @type {any} */ (manager),
-    incidents: /** @type {any} */ ({ tell: (i) => told.push(i) }),
+    incidents: /** @type {any} */ ({ tell: (i) => told.push({ ...i, monoMs: monotonicMs() }) }),
     sessions: () => [/** @type {any} */ (session)],
-    save: (unit, s) => saved.push({ atMs: Date.now(), unit, s: s && JSON.parse(JSON.stringify(s)) }),
+    save: (unit, s) => saved.push({ atMs: monotonicMs(), unit, s: s && JSON.parse(JSON.stringify(s)) }),
     log: () => {},
   });
   const feed = { state: initialState(), lastVerdict: undefined, setState(s) { this.state = s; } };
@@ -73,7 +74,7 @@ test('stop: the brake stays on during the TERM grace and is lifted only just bef
   assert.equal(s.brakes.length, 2, JSON.stringify(s.brakes));
   const [lift, back] = s.brakes;
   assert.equal(lift.bytes, LIFTED);
-  const liftedAfterS = (lift.atMs - willStop.atMs) / 1000;
+  const liftedAfterS = (lift.atMs - willStop.monoMs) / 1000;
   assert.ok(liftedAfterS >= GRACE_S - 0.1, `the brake was lifted ${liftedAfterS} s after SIGTERM: the grace is ${GRACE_S} s, under the brake`);
   assert.equal(back.bytes, 64 * MiB, 'the brake is back after the stop');
   assert.equal(s.of('subtree-stopped')?.killed?.[0], build.pid);
@@ -98,11 +99,11 @@ test('stop: the stop under way is persisted (what was signalled by identity, whe
   const willStop = s.of('will-stop');
   const during = s.saved.filter((x) => x.s?.stop).at(-1);
   assert.ok(during, `a stop record was saved: ${JSON.stringify(s.saved)}`);
-  assert.ok(during.atMs <= willStop.atMs, 'saved before the signal went out');
+  assert.ok(during.atMs <= willStop.monoMs, 'saved before the signal went out');
   const stop = during.s.stop;
   assert.deepEqual(stop.processes, [{ pid: build.pid, startTicks: me?.startTicks, uid: process.getuid?.() }]);
   assert.equal(stop.brakeBytes, 64 * MiB);
-  assert.ok(Math.abs(stop.killDueAtMs - (willStop.atMs + GRACE_S * 1000)) < 200, `SIGKILL due ${stop.killDueAtMs - willStop.atMs} ms after SIGTERM, the grace is ${GRACE_S * 1000} ms`);
+  assert.ok(Math.abs(stop.killDueAtMs - (willStop.monoMs + GRACE_S * 1000)) < 200, `SIGKILL due ${stop.killDueAtMs - willStop.monoMs} ms after SIGTERM, the grace is ${GRACE_S * 1000} ms`);
   assert.equal(s.saved.at(-1)?.s?.stop, undefined, 'forgotten once the stop is over');
 });
 
@@ -125,8 +126,9 @@ test('restart mid-stop: the next sbd SIGKILLs what is left at the due time (iden
   const build = await termIgnoring(t);
   const stranger = sleeper(t); // holds a pid that was signalled before, but started at another time
   const s = setup(t, [agent.pid, build.pid, stranger.pid], agent.pid);
-  const dueAt = Date.now() + 1500;
+  const dueAt = monotonicMs() + 1500;
   const saved = {
+    bootId: bootId(),
     invocationId: s.session.invocationId,
     stop: {
       name: 'sleep',
@@ -138,11 +140,11 @@ test('restart mid-stop: the next sbd SIGKILLs what is left at the due time (iden
   const c = s.make(); // the restarted sbd
   c.restore(/** @type {any} */ (s.session), /** @type {any} */ (s.feed), /** @type {any} */ (saved));
   assert.equal(c.stopping(s.session.unit), true, 'the stop is under way again (status says stopping)');
-  await sleep(dueAt - Date.now() - 300);
+  await sleep(dueAt - monotonicMs() - 300);
   assert.ok(alive(build), 'not killed before it is due');
   assert.deepEqual(s.brakes, [], 'nor the brake lifted');
   const [, signal] = await reaped(build);
-  const lateMs = Date.now() - dueAt;
+  const lateMs = monotonicMs() - dueAt;
   assert.equal(signal, 'SIGKILL');
   assert.ok(lateMs > -100 && lateMs < 1000, `killed ${lateMs} ms after the due time`);
   await waitFor('the finished stop to be told', () => s.of('stop-finished'), 8000);
@@ -154,26 +156,26 @@ test('restart mid-stop: the next sbd SIGKILLs what is left at the due time (iden
   assert.deepEqual(told?.skipped, [stranger.pid]);
   assert.match(told?.message ?? '', /restart/);
   assert.equal(c.stopping(s.session.unit), false);
-  assert.ok(s.feed.state.mutedUntilMs > Date.now(), 'the brake came back down: muted');
+  assert.ok(s.feed.state.mutedUntilMs > monotonicMs(), 'the brake came back down: muted');
   assert.equal(s.saved.at(-1)?.s?.stop, undefined, 'the record is gone once finished');
 });
 
 test('restart mid-stop: a brake left lifted by the sbd that died is put back even when nothing is left to kill', async (t) => {
   const s = setup(t, [], undefined);
   s.session.memoryHigh = LIFTED; // as systemd reports it: the old sbd lifted it just before it died
-  const saved = { invocationId: s.session.invocationId, stop: { name: 'cc1plus', processes: [{ pid: 2 ** 22 + 1, startTicks: 1, uid: process.getuid?.() }], killDueAtMs: Date.now() - 1000, brakeBytes: 64 * MiB } };
+  const saved = { bootId: bootId(), invocationId: s.session.invocationId, stop: { name: 'cc1plus', processes: [{ pid: 2 ** 22 + 1, startTicks: 1, uid: process.getuid?.() }], killDueAtMs: monotonicMs() - 1000, brakeBytes: 64 * MiB } };
   s.make().restore(/** @type {any} */ (s.session), /** @type {any} */ (s.feed), /** @type {any} */ (saved));
   await waitFor('the finished stop to be told', () => s.of('stop-finished'), 8000);
   assert.deepEqual(s.brakes.map((b) => b.bytes), [64 * MiB]);
   assert.equal(s.session.memoryHigh, 64 * MiB);
-  assert.ok(s.feed.state.mutedUntilMs > Date.now(), 'a lowering: muted');
+  assert.ok(s.feed.state.mutedUntilMs > monotonicMs(), 'a lowering: muted');
 });
 
 test('restart: a stop record of another session behind the same name is dropped, nothing signalled', async (t) => {
   const agent = sleeper(t);
   const build = await termIgnoring(t);
   const s = setup(t, [agent.pid, build.pid], agent.pid);
-  const saved = { invocationId: 'b'.repeat(32), stop: { name: 'sleep', processes: [{ pid: build.pid, startTicks: readProcess(build.pid)?.startTicks, uid: process.getuid?.() }], killDueAtMs: Date.now(), brakeBytes: 64 * MiB } };
+  const saved = { bootId: bootId(), invocationId: 'b'.repeat(32), stop: { name: 'sleep', processes: [{ pid: build.pid, startTicks: readProcess(build.pid)?.startTicks, uid: process.getuid?.() }], killDueAtMs: monotonicMs(), brakeBytes: 64 * MiB } };
   const c = s.make();
   c.restore(/** @type {any} */ (s.session), /** @type {any} */ (s.feed), /** @type {any} */ (saved));
   await sleep(500);
@@ -182,15 +184,27 @@ test('restart: a stop record of another session behind the same name is dropped,
   assert.deepEqual(s.brakes, []);
 });
 
+test('restart: a stop record saved under another boot is not finished: its due time is another boot\'s clock', async (t) => {
+  const agent = sleeper(t);
+  const build = await termIgnoring(t);
+  const s = setup(t, [agent.pid, build.pid], agent.pid);
+  const saved = { bootId: 'another-boot', invocationId: s.session.invocationId, stop: { name: 'sleep', processes: [{ pid: build.pid, startTicks: readProcess(build.pid)?.startTicks, uid: process.getuid?.() }], killDueAtMs: 0, brakeBytes: 64 * MiB } };
+  const c = s.make();
+  c.restore(/** @type {any} */ (s.session), /** @type {any} */ (s.feed), /** @type {any} */ (saved));
+  await sleep(500);
+  assert.ok(alive(build), 'nothing signalled');
+  assert.equal(c.stopping(s.session.unit), false);
+});
+
 test('stop: SIGKILL does not wait on a stuck lift of the brake longer than LIFT_WAIT_MS', async (t) => {
   const { LIFT_WAIT_MS } = require('../../../dist/actions/stop-subtree.js');
   const agent = sleeper(t);
   const build = await termIgnoring(t);
   const s = setup(t, [agent.pid, build.pid], agent.pid, (props) => (props.memoryHigh === LIFTED ? new Promise(() => {}) : Promise.resolve()));
-  const started = Date.now();
+  const started = monotonicMs();
   const stopping = s.c.stopBiggest(/** @type {any} */ (s.session), /** @type {any} */ (s.feed), {});
   assert.deepEqual(await reaped(build), [null, 'SIGKILL']);
-  const tookMs = Date.now() - started;
+  const tookMs = monotonicMs() - started;
   assert.ok(tookMs < GRACE_S * 1000 + LIFT_WAIT_MS + 1000, `killed ${tookMs} ms after SIGTERM`);
   await stopping;
 });

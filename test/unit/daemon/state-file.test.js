@@ -7,9 +7,12 @@ const os = require('node:os');
 const path = require('node:path');
 const { loadState, saveState, defaultStatePath } = require('../../../dist/daemon/state-file.js');
 
-test('state survives a save and a load, Infinity included', () => {
+test('state survives a save and a load, Infinity, the boot id and a stop under way included', () => {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sb-state-')), 'sub', 'state.json');
-  const state = { 'a.scope': { invocationId: 'ab', deadline: { startedAtMs: 1, endsAtMs: 2, currentAtStart: 3 }, originalHigh: Infinity } };
+  const state = {
+    'a.scope': { invocationId: 'ab', bootId: 'fe2083f2-0c4e-4c5b-9a57-1d2f3e4a5b6c', deadline: { startedAtMs: 1, endsAtMs: 2, currentAtStart: 3 }, originalHigh: Infinity },
+    'b.scope': { invocationId: 'cd', bootId: 'fe2083f2-0c4e-4c5b-9a57-1d2f3e4a5b6c', stopping: true, stop: { name: 'cc1', processes: [{ pid: 41, startTicks: 900, uid: 1000 }], killDueAtMs: 123456.5, brakeBytes: 64 * 2 ** 20 } },
+  };
   saveState(file, state);
   assert.deepEqual(loadState(file, () => assert.fail('no complaint expected')), state);
   assert.equal(fs.statSync(file).mode & 0o777, 0o600);

@@ -178,11 +178,12 @@ async function connectUserManager() {
  * @returns {Promise<T>}
  */
 async function waitFor(predicate, timeoutMs = 10000, { intervalMs = 100, what = 'condition' } = {}) {
-  const deadline = Date.now() + timeoutMs;
+  // on the monotonic clock: a test may step the wall clock (43-clock-step)
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await predicate();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

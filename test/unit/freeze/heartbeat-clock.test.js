@@ -1,0 +1,74 @@
+// @ts-check
+'use strict';
+// Issue 12, fault 3, the freeze watch: a heartbeat's age is measured on the monotonic clock, so a
+// step of the wall clock neither makes every agent "missing" at once (forward) nor hides a missing
+// one for as long as the step (back). The watch is built as sbd builds it (no clock passed).
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { FreezeWatch } = require('../../../dist/daemon/freeze-watch.js');
+const { beatSeen } = require('../../../dist/freeze/heartbeat-clock.js');
+const { parseConfig } = require('../../../dist/config/load.js');
+const { fakeClocks } = require('../../support/clocks.js');
+
+const STEP_MS = 15 * 60_000;
+
+test('beatSeen: a write is dated when it was seen; the wall clock is trusted only within the span since the last look', () => {
+  const first = beatSeen(undefined, 1_000_000, 1_010_000, 50_000);
+  assert.deepEqual(first, { mtimeMs: 1_000_000, writtenAtMs: 40_000, lookedAtMs: 50_000 }, 'the first look takes the wall clock\'s word: 10 s ago');
+  assert.deepEqual(beatSeen(first, 1_000_000, 1_010_000 + STEP_MS, 60_000), { ...first, lookedAtMs: 60_000 }, 'unchanged: still written at 40 s, whatever the wall clock says');
+  assert.equal(beatSeen(first, 1_020_000, 1_030_000 + STEP_MS, 60_000).writtenAtMs, 50_000, 'a new write, 15 min ago by the stepped wall clock: no earlier than the last look');
+  assert.equal(beatSeen(first, 1_020_000 - STEP_MS, 1_022_000 - STEP_MS, 60_000).writtenAtMs, 58_000, 'after a step back: 2 s ago, as the wall clock says within the span');
+  assert.equal(beatSeen(first, 1_020_000, 1_010_000, 60_000).writtenAtMs, 60_000, 'an mtime in the wall clock\'s future: now');
+});
+
+/** The freeze watch of one session with a heartbeat, wired as src/daemon/service.ts wires it. */
+function watch(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-beat-'));
+  fs.writeFileSync(path.join(dir, 'cpu.stat'), 'usage_usec 1000\nuser_usec 500\nsystem_usec 500\n');
+  const heartbeat = path.join(dir, 'beat');
+  fs.writeFileSync(heartbeat, 'idle\n');
+  const config = parseConfig({}, 'test');
+  const told = [];
+  const session = { unit: 'w.scope', id: 'w', cgroupDir: dir, heartbeat, agentPid: process.pid };
+  const fw = new FreezeWatch(config, /** @type {any} */ ({ tell: (i) => told.push(i) }), () => [/** @type {any} */ (session)]);
+  t.after(() => fw.stop());
+  /** the agent writes its heartbeat now (by the wall clock, as the kernel stamps it) */
+  const beat = () => { const s = Date.now() / 1000; fs.utimesSync(heartbeat, s, s); };
+  return { check: () => fw.check(/** @type {any} */ (session)), beat, told, missingAfterMs: config.freeze.missingAfterS * 1000 };
+}
+
+test('a step of the wall clock forward does not make a fresh heartbeat missing', (t) => {
+  const clock = fakeClocks(t);
+  const w = watch(t);
+  w.beat();
+  w.check();
+  clock.advance(30_000);
+  clock.stepWall(STEP_MS);
+  w.check();
+  clock.advance(60_000);
+  w.check();
+  assert.deepEqual(w.told.map((i) => i.type), [], 'written 90 s ago: not missing');
+  clock.advance(w.missingAfterMs - 90_000);
+  w.check();
+  assert.deepEqual(w.told.map((i) => i.type), ['missing'], 'missing once its age is missingAfterS');
+  assert.match(w.told[0].message, /not renewed for 180 s/);
+});
+
+test('a step of the wall clock back does not hide a missing heartbeat', (t) => {
+  const clock = fakeClocks(t);
+  const w = watch(t);
+  w.beat();
+  w.check();
+  clock.advance(30_000);
+  clock.stepWall(-STEP_MS);
+  w.check();
+  clock.advance(w.missingAfterMs - 30_000);
+  w.check();
+  assert.deepEqual(w.told.map((i) => i.type), ['missing'], 'missing after missingAfterS, not 15 min later');
+  w.beat(); // renewed, stamped by the stepped wall clock
+  w.check();
+  assert.deepEqual(w.told.map((i) => i.type), ['missing', 'recovered']);
+});
