@@ -58,7 +58,7 @@ function brakeAroundKill(brakeBytes: number, fromBytes: number, deps: StopDeps):
           resolve();
         }, LIFT_WAIT_MS);
       });
-      const lifting = deps.setBrake(deps.liftBytes).catch((err: unknown) => deps.log('could not lift the brake before SIGKILL', { err: String(err) }));
+      const lifting = deps.setBrake(deps.liftBytes).catch((err: unknown) => deps.log('could not lift the brake before SIGKILL', { err }));
       await Promise.race([lifting, waited]);
       clearTimeout(timer);
     },
@@ -68,7 +68,7 @@ function brakeAroundKill(brakeBytes: number, fromBytes: number, deps: StopDeps):
         await deps.setBrake(brakeBytes);
         return above;
       } catch (err) {
-        deps.log('could not put the brake back after stopping', { err: String(err) });
+        deps.log('could not put the brake back after stopping', { err });
         return false;
       }
     },

@@ -78,7 +78,7 @@ export class BrakeController {
 
   /** Run an action in the background; a failure is logged, never fatal to sbd. */
   private background(session: Session, what: string, action: Promise<void>): void {
-    action.catch((err: unknown) => this.deps.log('warn', `${what} failed`, { unit: session.unit, err: err instanceof Error ? err.message : String(err) }));
+    action.catch((err: unknown) => this.deps.log('warn', `${what} failed`, { unit: session.unit, err }));
   }
 
   private tell(session: Session, type: Incident['type'], message: string, figures: Record<string, unknown> = {}): void {
@@ -163,7 +163,7 @@ export class BrakeController {
       raised(); // told once systemd has put it in force, never before: a reader may check the cgroup
       feed.setState(resetEpisode(feed.state)); // a new episode: two hot windows again before the next step
     } catch (err) {
-      this.deps.log('warn', 'could not raise the brake', { unit: session.unit, err: String(err) });
+      this.deps.log('warn', 'could not raise the brake', { unit: session.unit, err });
     }
     this.persist(session, feed);
   }
@@ -194,7 +194,7 @@ export class BrakeController {
       if (to === b.originalHigh) b.originalHigh = undefined;
       else this.scheduleLower(session, feed);
     } catch (err) {
-      this.deps.log('warn', 'could not lower the brake', { unit: session.unit, err: String(err) });
+      this.deps.log('warn', 'could not lower the brake', { unit: session.unit, err });
     }
     this.persist(session, feed);
   }

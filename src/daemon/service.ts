@@ -65,7 +65,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     try {
       saveState(stateFile, saved);
     } catch (err) {
-      log.error({ event: 'state-not-saved', file: stateFile, err: String(err) }, 'cannot save state: a restart now would forget running deadlines');
+      log.error({ event: 'state-not-saved', file: stateFile, err }, 'cannot save state: a restart now would forget running deadlines');
     }
   };
 
@@ -78,7 +78,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     log: (level, msg, fields) => log[level](fields, msg),
   });
 
-  const reaper = new LeftoverReaper(config, incidents, (s, err) => log.warn({ unit: s.unit, err: String(err) }, 'reaping leftovers failed'));
+  const reaper = new LeftoverReaper(config, incidents, (s, err) => log.warn({ unit: s.unit, err }, 'reaping leftovers failed'));
   const freeze = new FreezeWatch(config, incidents, () => registry.values());
   const oomKills = new OomKillWatch({ tell: (i) => incidents.tell(i), observeOnly: config.observeOnly });
   const feeds = new Map<string, SessionFeed>();
@@ -157,7 +157,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
         watch.add(file);
         byFile.set(file, s);
       } catch (err) {
-        log.warn({ unit: s.unit, file, err: String(err) }, 'cannot watch a file of the session');
+        log.warn({ unit: s.unit, file, err }, 'cannot watch a file of the session');
       }
     }
     const savedSession = saved[s.unit];

@@ -17,14 +17,15 @@ function setup(observeOnly, setMemory) {
   const told = [];
   const logs = [];
   const calls = [];
+  const errs = [];
   const manager = { setMemory: (unit, props) => { calls.push([unit, props]); return setMemory(); } };
   const session = { unit: 'w.scope', id: 'w', invocationId: 'a'.repeat(32), slice: 'sessions.slice', cgroupDir: '/nonexistent-sb-test/sessions.slice/w.scope', memoryHigh: 64 * MiB, memoryMax: Infinity, memorySwapMax: 0 };
-  const c = new BrakeController({ config, manager: /** @type {any} */ (manager), incidents: /** @type {any} */ ({ tell: (i) => told.push(i) }), sessions: () => [/** @type {any} */ (session)], save: () => {}, log: (level, msg) => logs.push(`${level}: ${msg}`) });
+  const c = new BrakeController({ config, manager: /** @type {any} */ (manager), incidents: /** @type {any} */ ({ tell: (i) => told.push(i) }), sessions: () => [/** @type {any} */ (session)], save: () => {}, log: (level, msg, fields) => { logs.push(`${level}: ${msg}`); errs.push(fields?.err); } });
   const feed = { state: initialState(), lastVerdict: undefined, setState(s) { this.state = s; } };
   const verdict = { event: 'standing-still', state: 'standing-still', explain: 'test', window: { kind: 'hot', share: 0.6, anonShare: 1, evidence: 'own-high' }, deadlineRemainingMs: 180_000 };
   const sample = { atMs: 0, highBytes: 64 * MiB, maxBytes: Infinity, currentBytes: 64 * MiB };
   const fire = () => c.onVerdict(/** @type {any} */ (session), /** @type {any} */ (feed), /** @type {any} */ (verdict), /** @type {any} */ (sample));
-  return { told, logs, calls, session, fire, types: () => told.map((i) => i.type) };
+  return { told, logs, errs, calls, session, fire, types: () => told.map((i) => i.type) };
 }
 
 test('controller: brake-raised is told after SetUnitProperties returned, not before', async () => {
@@ -48,6 +49,8 @@ test('controller: a raise systemd refused is never told as done; it is logged', 
   await settle();
   assert.deepEqual(t.types(), ['standing-still']);
   assert.ok(t.logs.includes('warn: could not raise the brake'), t.logs.join('\n'));
+  const err = t.errs[t.logs.indexOf('warn: could not raise the brake')];
+  assert.ok(err instanceof Error && /AccessDenied/.test(err.stack ?? ''), 'logged as the Error (pino keeps its type and stack), not a string (issue 12, fault 9)');
   assert.equal(t.session.memoryHigh, 64 * MiB);
 });
 
