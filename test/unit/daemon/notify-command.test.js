@@ -71,7 +71,7 @@ test('a command that ended in time but left a child: the child dies at the time-
 test('its exit status and the first KiB of stdout+stderr are logged; never its argv', async () => {
   const l = logger();
   const secret = 'token-Zq81xv';
-  const n = new NotifyCommand(['sh', '-c', 'read line; echo "got $line" | head -c 30; echo; echo oops >&2; head -c 3000 /dev/zero | tr "\\0" x; exit 3', 'sh', secret], 10, l.log);
+  const n = new NotifyCommand(['sh', '-c', 'read line; echo "got $line" | head -c 30; echo; echo oops >&2; sleep 0.5; head -c 3000 /dev/zero | tr "\\0" x; exit 3', 'sh', secret], 10, l.log);
   n.run(incident());
   await n.settled();
   const [failed] = l.of('notify-failed');
@@ -79,7 +79,7 @@ test('its exit status and the first KiB of stdout+stderr are logged; never its a
   assert.equal(failed.exitCode, 3);
   assert.equal(failed.timedOut, false);
   assert.match(failed.output, /^got \{"type":"standing-still"/m, 'it read the incident on its stdin and its stdout is kept');
-  assert.match(failed.output, /^oops$/m, 'stderr is kept');
+  assert.match(failed.output, /^oops$/m, 'stderr is kept (two pipes: the test waits 0.5 s before the bulk, so that it comes after)');
   assert.equal(Buffer.byteLength(failed.output), OUTPUT_KEPT_BYTES);
   assert.equal(failed.outputTruncated, true);
   assert.equal(failed.program, 'sh');
