@@ -57,7 +57,13 @@ export function checkoutRefusal(dir: string, homes: readonly string[]): string |
 /** The user's home directories ($HOME and the password database's), resolved where they exist. */
 function homeDirs(env: NodeJS.ProcessEnv): string[] {
   const homes = new Set<string>();
-  for (const h of [env.HOME, os.userInfo().homedir]) {
+  let fromPasswd: string | undefined;
+  try {
+    fromPasswd = os.userInfo().homedir;
+  } catch {
+    /* no entry in the password database: $HOME alone */
+  }
+  for (const h of [env.HOME, fromPasswd]) {
     if (!h) continue;
     try {
       homes.add(fs.realpathSync(h));
