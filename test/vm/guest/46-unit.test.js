@@ -43,8 +43,8 @@ test('a bad config: sbd exits 2 and is not restarted (failed, NRestarts stays 0)
   // RestartSec=2s: a restart would have come within these seconds.
   await new Promise((r) => setTimeout(r, 8_000));
   const p = show('ActiveState', 'Result', 'ExecMainStatus', 'NRestarts', 'RestartPreventExitStatus');
-  assert.equal(p.ExecMainStatus, '2', 'sbd exits 2 on a bad config');
   assert.equal(p.NRestarts, '0', `not restarted: ${JSON.stringify(p)}`);
+  assert.equal(p.ExecMainStatus, '2', 'sbd exits 2 on a bad config');
   assert.equal(p.ActiveState, 'failed');
   assert.equal(p.Result, 'exit-code');
   assert.match(p.RestartPreventExitStatus, /\b2\b/);
