@@ -4,7 +4,10 @@
  * are ever looked at or signalled, through pidfds. Runs in sbctl itself: sbd is not needed.
  */
 import * as fs from 'node:fs';
-import { type ReapRow, mergeTargets, reap } from '../actions/reap';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { type ReapRow, mergeTargets, reap, spareAncestors } from '../actions/reap';
+import { ownAncestors } from '../proc/ancestors';
 import { cgroupDir } from '../cgroup/read';
 import { ageAndCpu, holdersOf, markedWith, uptimeS } from '../proc/scan';
 import { readCgroupProcesses, readProcess } from '../proc/table';
@@ -21,7 +24,8 @@ function table(rows: readonly string[][]): string {
 }
 
 export function formatReap(rows: readonly ReapRow[]): string {
-  return table([['PID', 'PROGRAM', 'CPU', 'AGE', 'RSS', 'WHAT BECAME OF IT'], ...rows.map((r) => [String(r.pid), r.program, formatDuration(r.cpuS), formatDuration(r.ageS), formatSize(r.rssBytes), r.outcome])]);
+  const outcome = (r: ReapRow): string => (r.outcome === 'spared' ? `spared: ${r.why ?? ''}` : r.outcome);
+  return table([['PID', 'PROGRAM', 'CPU', 'AGE', 'RSS', 'WHAT BECAME OF IT'], ...rows.map((r) => [String(r.pid), r.program, formatDuration(r.cpuS), formatDuration(r.ageS), formatSize(r.rssBytes), outcome(r)])]);
 }
 
 /** A checkout path that exists, resolved (symlinks followed) so /proc's links compare. */
@@ -29,8 +33,42 @@ export function checkoutPath(p: string): string {
   try {
     return fs.realpathSync(p);
   } catch {
-    throw new UsageError(`${p}: no such file or directory: name an existing checkout`);
+    throw new UsageError(`${p}: no such directory: name an existing checkout`);
   }
+}
+
+/**
+ * Why reaping inside `dir` (resolved) is refused, or undefined when it may go ahead: `/` and a
+ * home directory (or a directory holding one) are where every shell, editor and service of the
+ * user works, never one checkout. `homes`: the home directories, resolved. Pure.
+ */
+export function checkoutRefusal(dir: string, homes: readonly string[]): string | undefined {
+  if (dir === '/') return 'that is the root directory: every process of yours works under it';
+  for (const home of homes) {
+    if (dir === home) return 'that is your home directory: your shells, editors and services work under it';
+    if (home.startsWith(dir.endsWith('/') ? dir : `${dir}/`)) return `it holds your home directory ${home}: your shells, editors and services work under it`;
+  }
+  return undefined;
+}
+
+/** The user's home directories ($HOME and the password database's), resolved where they exist. */
+function homeDirs(env: NodeJS.ProcessEnv): string[] {
+  const homes = new Set<string>();
+  let fromPasswd: string | undefined;
+  try {
+    fromPasswd = os.userInfo().homedir;
+  } catch {
+    /* no entry in the password database: $HOME alone */
+  }
+  for (const h of [env.HOME, fromPasswd]) {
+    if (!h) continue;
+    try {
+      homes.add(fs.realpathSync(h));
+    } catch {
+      homes.add(path.resolve(h));
+    }
+  }
+  return [...homes];
 }
 
 /** What session S left: its scope's processes and every marked process of ours, but a live agent. */
@@ -59,6 +97,8 @@ export async function runReap(
   let what: string;
   if (target.checkout !== undefined) {
     const dir = checkoutPath(target.checkout);
+    const refusal = checkoutRefusal(dir, homeDirs(env));
+    if (refusal !== undefined) throw new UsageError(`sbctl reap --checkout ${dir}: refused: ${refusal}; name the checkout itself`);
     targets = holdersOf(dir).map((h) => h.proc);
     what = `working inside ${dir}`;
   } else {
@@ -70,12 +110,21 @@ export async function runReap(
     }
     what = `left by session ${target.session as string}`;
   }
-  if (targets.length === 0) {
+  // sbctl's own process is never among the targets (ownProcesses leaves it out); its caller and
+  // the caller's ancestors are spared here, and said so.
+  const split = spareAncestors(targets, ownAncestors());
+  if (split.targets.length === 0 && split.spared.length === 0) {
     say(opts.json ? '[]' : `nothing to stop: no process of yours ${what}`);
     return 0;
   }
-  const rows = await reap(targets, opts.timeoutS * 1000, opts.dryRun);
-  say(opts.json ? JSON.stringify(rows, null, 2) : `${opts.dryRun ? 'would stop' : 'stopped'} ${rows.length} process${rows.length === 1 ? '' : 'es'} ${what}:\n${formatReap(rows)}`);
+  const rows = await reap(split.targets, opts.timeoutS * 1000, opts.dryRun, split.spared);
+  if (opts.json) say(JSON.stringify(rows, null, 2));
+  else {
+    const n = split.targets.length;
+    const head = n === 0 ? `nothing to stop: the only processes of yours ${what} are sbctl's caller and its ancestors` : `${opts.dryRun ? 'would stop' : 'stopped'} ${n} process${n === 1 ? '' : 'es'} ${what}`;
+    say(`${head}:\n${formatReap(rows)}`);
+    if (split.spared.length > 0) say(`spared ${split.spared.length}: sbctl never signals the shell that runs it, nor what runs that shell`);
+  }
   return rows.some((r) => r.outcome === 'survived') ? 1 : 0;
 }
 

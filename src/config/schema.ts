@@ -132,9 +132,13 @@ export const configSchema = z
       })
       .strict()
       .default({ peggedCpuShare: 0.75, peggedForS: 300, missingAfterS: 180, silentAfterS: 1800, reminderS: 3600, checkS: 60 }),
-    /** An argv run for each incident, with the incident as JSON on stdin. Never a shell string. */
+    /**
+     * An argv run for each incident, with the incident as JSON on stdin. Never a shell string.
+     * At most 4 run at once (src/daemon/notify-command.ts); its exit status and first KiB of
+     * output are logged, never its argv.
+     */
     notifyCommand: z.array(z.string().min(1)).min(1).optional(),
-    /** How long the notify command may run before it is killed. */
+    /** How long the notify command and everything it started may run before its whole group is killed. */
     notifyTimeoutS: seconds.default(10),
   })
   .strict();

@@ -20,7 +20,7 @@ import { Incidents } from './incidents';
 import { FreezeWatch } from './freeze-watch';
 import { LeftoverReaper } from './leftovers';
 import { SliceArbiter } from './slice-arbiter';
-import { runNotifyCommand } from './notify-command';
+import { NotifyCommand } from './notify-command';
 import type { Logger } from './log';
 import { notify, startWatchdog } from './notify';
 import { OomKillWatch } from '../oom/watch';
@@ -49,8 +49,8 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   let busService: BusService | undefined;
   incidents.onIncident((i) => busService?.emitIncident(i));
   if (config.notifyCommand) {
-    const argv = config.notifyCommand;
-    incidents.onIncident((i) => runNotifyCommand(argv, i, config.notifyTimeoutS, log));
+    const notifier = new NotifyCommand(config.notifyCommand, config.notifyTimeoutS, log);
+    incidents.onIncident((i) => notifier.run(i));
   }
 
   const stateFile = defaultStatePath(env);

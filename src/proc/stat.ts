@@ -13,6 +13,8 @@ export interface ProcStat {
   comm: string;
   state: string;
   ppid: number;
+  /** The session id (a session leader's pid; setsid makes one). */
+  session: number;
   /** utime + stime, in clock ticks. */
   cpuTicks: number;
   /** Start time after boot, in clock ticks. */
@@ -43,6 +45,7 @@ export function parseStat(text: string, file: string): ProcStat {
     comm: text.slice(open + 1, close),
     state: rest[0] ?? '?',
     ppid: field(4),
+    session: field(6),
     cpuTicks: field(14) + field(15),
     startTicks: field(22),
     rssPages: field(24),

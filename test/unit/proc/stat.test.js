@@ -11,7 +11,7 @@ const REAL = '412 (python3) S 398 412 398 0 -1 4194560 17231 0 0 0 41 22 0 0 20 
 
 test('stat: the fields after the last ")"', () => {
   assert.deepEqual(parseStat(REAL, '/proc/412/stat'), {
-    pid: 412, comm: 'python3', state: 'S', ppid: 398, cpuTicks: 63, startTicks: 1834, rssPages: 16801,
+    pid: 412, comm: 'python3', state: 'S', ppid: 398, session: 398, cpuTicks: 63, startTicks: 1834, rssPages: 16801,
   });
 });
 
