@@ -13,7 +13,8 @@ namespace sb {
 namespace {
 // What the kernel reports about a watched file. IN_MODIFY: the file changed (cgroup files
 // such as memory.events raise it on every counter change). IN_DELETE_SELF / IN_IGNORED: the
-// file is gone, or its watch was dropped.
+// file is gone, or its watch was dropped. IN_ATTRIB, only for files added with attributes:
+// its times or mode changed (a heartbeat renewed by `touch` changes nothing else).
 constexpr uint32_t kWatchMask = IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF;
 constexpr uint32_t kGoneMask = IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT;
 // On a grandparent directory: one of its entries went away.
@@ -36,7 +37,8 @@ void FileWatch::Init(Napi::Env env, Napi::Object exports) {
 }
 
 // new FileWatch(cb): cb(events) with events = [[path, "modified" | "gone"], ...], one entry
-// per file that changed since the last call.
+// per file that changed since the last call. add(path, attributes): with attributes true, a
+// change of the file's times or mode is "modified" too.
 FileWatch::FileWatch(const Napi::CallbackInfo& info) : Napi::ObjectWrap<FileWatch>(info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsFunction()) ThrowArgError(env, "FileWatch(cb): cb must be a function");
@@ -72,10 +74,12 @@ void FileWatch::Release() {
 
 Napi::Value FileWatch::Add(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsString()) ThrowArgError(env, "add(path): path must be a string");
+  if (info.Length() < 1 || !info[0].IsString()) ThrowArgError(env, "add(path, attributes): path must be a string");
+  if (info.Length() >= 2 && !info[1].IsBoolean()) ThrowArgError(env, "add(path, attributes): attributes must be a boolean");
   std::string path = info[0].As<Napi::String>();
+  bool attributes = info.Length() >= 2 && info[1].As<Napi::Boolean>().Value();
   if (fd_ < 0) throw ErrnoError(env, "inotify_add_watch", EBADF, path);
-  int wd = inotify_add_watch(fd_, path.c_str(), kWatchMask);
+  int wd = inotify_add_watch(fd_, path.c_str(), kWatchMask | (attributes ? IN_ATTRIB : 0u));
   if (wd < 0) throw ErrnoError(env, "inotify_add_watch", errno, path);
   // The same file under another name gets the same wd: keep the first name.
   if (paths_.emplace(wd, path).second) {

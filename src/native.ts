@@ -27,7 +27,7 @@ interface RawPidfd {
 }
 interface RawFileWatch {
   readonly size: number;
-  add(path: string): void;
+  add(path: string, attributes: boolean): void;
   remove(path: string): boolean;
   close(): void;
   ref(): void;
@@ -156,9 +156,13 @@ export class FileWatch {
     return this.raw.size;
   }
 
-  /** Start watching a file. Throws a NativeError naming the path (ENOENT, EACCES, ENOSPC). */
-  add(file: string): void {
-    this.raw.add(file);
+  /**
+   * Start watching a file. Throws a NativeError naming the path (ENOENT, EACCES, ENOSPC).
+   * `attributes`: a change of its times or mode (`touch`) is `modified` too; for the files
+   * renewed that way (a heartbeat), not for cgroup files.
+   */
+  add(file: string, options: { attributes?: boolean } = {}): void {
+    this.raw.add(file, options.attributes ?? false);
   }
 
   /** Stop watching a file; false when it was not watched. */

@@ -117,13 +117,16 @@ export const configSchema = z
       .default({ enabled: true, termToKillS: 10 }),
     freeze: z
       .object({
-        /** Pegged: at least this share of a core ... */
+        /** Pegged: the agent process itself (not its builds) at least this share of a core ... (an agent
+         * waiting on a model or a command idles near 0 %; a loop spins near 100 %) */
         peggedCpuShare: z.number().positive().default(0.75),
-        /** ... on average over this long, while the heartbeat was not written. */
+        /** ... in every check for this long, while the heartbeat was not written: longer than any honest
+         * burst of the agent's own work (parsing a large diff, indexing), short enough for one night. */
         peggedForS: seconds.default(300),
-        /** Missing: alive, heartbeat not renewed for this long. */
+        /** Missing: alive, heartbeat not renewed for this long: three missed beats of a once-a-minute heartbeat. */
         missingAfterS: seconds.default(180),
-        /** Silent: claims to work, heartbeat not written for this long, no command open. */
+        /** Silent: claims to work, heartbeat not written for this long, nothing open (MCP and language
+         * servers do not count): longer than the slowest honest model turn. */
         silentAfterS: seconds.default(1800),
         /** An open incident is told again after this long. */
         reminderS: seconds.default(3600),

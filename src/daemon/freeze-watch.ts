@@ -1,64 +1,84 @@
 /**
- * The freeze watch of every session: one check every freeze.checkS for all of them (cpu.stat,
- * the heartbeat's mtime and first word; the agent and the open commands only once the heartbeat
- * is stale), and at once when a heartbeat file is written (inotify, through the service's
- * FileWatch). Tells incidents; never stops anything.
+ * The freeze watch of every session: one check every freeze.checkS for all of them (the agent's
+ * own /proc stat, the heartbeat's mtime and first word; the open commands only once silence is
+ * possible), and at once when a heartbeat file is written or touched (inotify, through the
+ * service's FileWatch). Tells incidents; never stops anything.
  */
 import * as fs from 'node:fs';
-import { readCpuUsage } from '../cgroup/read';
 import type { Config } from '../config/schema';
-import { type FreezeState, type Observation, type Telling, freezeStep, initialFreeze, processViewNeeded } from '../freeze/policy';
-import { readCgroupProcesses, readProcess } from '../proc/table';
+import { type FreezeContext, freezeMessage } from '../freeze/message';
+import { openCommands } from '../freeze/open-commands';
+import { type FreezeState, type Heartbeat, type Observation, type Telling, freezeStep, initialFreeze, processViewNeeded } from '../freeze/policy';
+import { parseStat } from '../proc/stat';
+import { systemClockTicks } from '../proc/system';
+import { readCgroupProcesses } from '../proc/table';
 import type { Session } from '../sessions/registry';
-import { type BeatSeen, beatSeen } from '../freeze/heartbeat-clock';
-import { type SbdClock, systemClock } from '../util/clock';
+import { monotonicMs } from '../util/clock';
 import type { Incidents } from './incidents';
 
-/** `now` and the heartbeat's time are monotonic ms; `beatAt` turns the file's mtime into one. */
-function observe(s: Session, now: number, cfg: Config['freeze'], beatAt: (mtimeMs: number) => number): Observation | undefined {
-  let cpuUsageUs: number;
+interface Agent {
+  pid: number;
+  name: string;
+  cpuMs: number;
+}
+
+const gone = (err: unknown): boolean => ['ENOENT', 'ESRCH'].includes((err as NodeJS.ErrnoException | undefined)?.code ?? '');
+
+/**
+ * The agent from its own /proc/PID/stat (utime + stime: its threads, not its children);
+ * undefined when it has exited, is a zombie, or its pid now names another process (start time).
+ */
+function readAgent(s: Session): Agent | undefined {
+  if (s.agentPid === undefined) return undefined;
+  const file = `/proc/${s.agentPid}/stat`;
+  let text: string;
   try {
-    cpuUsageUs = readCpuUsage(s.cgroupDir) ?? 0;
-  } catch {
-    return undefined; // the session is ending
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if (gone(err)) return undefined;
+    throw err;
   }
-  let heartbeatMs: number | undefined;
-  let claimsWorking = false;
-  if (s.heartbeat !== undefined) {
+  const st = parseStat(text, file);
+  if ((s.agentStartTicks !== undefined && st.startTicks !== s.agentStartTicks) || st.state === 'Z' || st.state === 'X') return undefined;
+  return { pid: st.pid, name: st.comm, cpuMs: (st.cpuTicks * 1000) / systemClockTicks() };
+}
+
+function readHeartbeat(file: string | undefined): { heartbeat: Heartbeat | undefined; claimsWorking: boolean } {
+  if (file === undefined) return { heartbeat: undefined, claimsWorking: false };
+  try {
+    const { mtimeMs } = fs.statSync(file);
+    const ageMs = Date.now() - mtimeMs; // an mtime is wall-clock: so is this age (see freeze/policy.ts)
+    const head = Buffer.alloc(16);
+    const fd = fs.openSync(file, 'r');
+    const n = fs.readSync(fd, head, 0, head.length, 0);
+    fs.closeSync(fd);
+    return { heartbeat: { mtimeMs, ageMs }, claimsWorking: /^working\b/.test(head.toString('utf8', 0, n)) };
+  } catch {
+    return { heartbeat: undefined, claimsWorking: false };
+  }
+}
+
+/** Where the agent writes: its terminal or its log file (stdout, stderr, stdin in turn); not a pipe, not /dev/null. */
+function outputOf(pid: number): string | undefined {
+  for (const fd of [1, 2, 0]) {
     try {
-      heartbeatMs = beatAt(fs.statSync(s.heartbeat).mtimeMs);
-      const head = Buffer.alloc(16);
-      const fd = fs.openSync(s.heartbeat, 'r');
-      const n = fs.readSync(fd, head, 0, head.length, 0);
-      fs.closeSync(fd);
-      claimsWorking = /^working\b/.test(head.toString('utf8', 0, n));
+      const target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+      if (target.startsWith('/') && target !== '/dev/null') return target;
     } catch {
-      heartbeatMs = undefined;
+      /* closed, or the agent is gone */
     }
   }
-  // Not needed (see processViewNeeded): any value gives the same step; these are the calm ones.
-  const need = processViewNeeded(heartbeatMs, claimsWorking, now, cfg);
-  return {
-    atMs: now,
-    cpuUsageUs,
-    heartbeatMs,
-    claimsWorking,
-    commandsOpen: need.commands ? readCgroupProcesses(s.cgroupDir).filter((p) => p.pid !== s.agentPid).length : 1,
-    agentAlive: need.agent ? s.agentPid !== undefined && readProcess(s.agentPid) !== undefined : true,
-  };
+  return undefined;
 }
 
 export class FreezeWatch {
   private readonly states = new Map<string, FreezeState>();
-  /** Each session's heartbeat as last seen, dated on the monotonic clock. */
-  private readonly beats = new Map<string, BeatSeen>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
     private readonly config: Config,
     private readonly incidents: Incidents,
     private readonly sessions: () => Iterable<Session>,
-    private readonly clock: SbdClock = systemClock,
   ) {
     this.timer = setInterval(() => {
       for (const s of this.sessions()) this.check(s);
@@ -68,28 +88,56 @@ export class FreezeWatch {
 
   /** A check now (the heartbeat was written, say). */
   check(s: Session): void {
-    const now = this.clock.monotonicMs();
-    const o = observe(s, now, this.config.freeze, (mtimeMs) => {
-      const seen = beatSeen(this.beats.get(s.unit), mtimeMs, Date.now(), now);
-      this.beats.set(s.unit, seen);
-      return seen.writtenAtMs;
-    });
-    if (o === undefined) return;
-    const [next, tellings] = freezeStep(this.states.get(s.unit) ?? initialFreeze(), o, this.config.freeze);
+    const cfg = this.config.freeze;
+    const state = this.states.get(s.unit) ?? initialFreeze();
+    const agent = readAgent(s);
+    const beat = readHeartbeat(s.heartbeat);
+    const atMs = monotonicMs();
+    const partial = { atMs, agentCpuMs: agent?.cpuMs, ...beat };
+    // Not needed (see processViewNeeded): any value gives the same step; 1 is the calm one.
+    const commandsOpen = agent && processViewNeeded(state, partial, cfg).commands ? openCommands(readCgroupProcesses(s.cgroupDir), agent.pid).commands.length : 1;
+    const o: Observation = { ...partial, commandsOpen };
+    const [next, tellings] = freezeStep(state, o, cfg);
     this.states.set(s.unit, next);
-    for (const t of tellings) this.tell(s, t);
+    for (const t of tellings) this.tell(s, t, agent);
   }
 
-  private tell(s: Session, t: Telling): void {
+  /** What a person needs besides the policy's facts, read only when something is told. */
+  private context(s: Session, agent: Agent | undefined): FreezeContext {
+    const view = agent ? openCommands(readCgroupProcesses(s.cgroupDir), agent.pid) : undefined;
+    return {
+      session: s.id,
+      unit: s.unit,
+      agent,
+      hasHeartbeat: s.heartbeat !== undefined,
+      commands: view?.commands.map((p) => p.comm), // names only: arguments carry tokens
+      mcpServers: view?.mcpServers ?? 0,
+      languageServers: view?.languageServers ?? 0,
+      output: agent ? outputOf(agent.pid) : undefined,
+    };
+  }
+
+  private tell(s: Session, t: Telling, agent: Agent | undefined): void {
     const base = { unit: s.unit, session: s.id, atMs: Date.now(), observeOnly: this.config.observeOnly };
-    if (t.kind === 'signal') this.incidents.tell({ ...base, type: t.signal, message: `${t.signal}: ${t.reason}${t.open.length > 1 ? ` (open: ${t.open.join(', ')})` : ''}`, open: t.open });
-    else if (t.kind === 'reminder') this.incidents.tell({ ...base, type: t.open[0] ?? 'pegged', message: `reminder: still ${t.open.join(' and ')}`, open: t.open, reminder: true });
-    else this.incidents.tell({ ...base, type: 'recovered', message: `recovered (was ${t.was.join(', ')})`, was: t.was });
+    if (t.kind === 'recovered') {
+      const why = agent ? '' : ': its agent has exited';
+      this.incidents.tell({ ...base, type: 'recovered', message: `session ${s.id} recovered (was ${t.was.join(' and ')})${why}`, was: t.was });
+      return;
+    }
+    const c = this.context(s, agent);
+    const figures = {
+      open: t.open,
+      agentPid: agent?.pid ?? null,
+      agentCpuMin: agent ? Math.round(agent.cpuMs / 6000) / 10 : null,
+      heartbeatAgeS: t.facts.beatAgeMs === undefined ? null : Math.round(t.facts.beatAgeMs / 1000),
+      commandsOpen: c.commands ?? null,
+    };
+    if (t.kind === 'signal') this.incidents.tell({ ...base, ...figures, type: t.signal, message: freezeMessage([t.signal, ...t.open.filter((o) => o !== t.signal)], t.facts, c) });
+    else this.incidents.tell({ ...base, ...figures, type: t.open[0] ?? 'pegged', message: freezeMessage(t.open, t.facts, c, true), reminder: true });
   }
 
   forget(unit: string): void {
     this.states.delete(unit);
-    this.beats.delete(unit);
   }
 
   stop(): void {

@@ -91,7 +91,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
       // Written in place, or replaced by a rename (the old inode is gone: watch the new one).
       if (kind === 'gone') {
         try {
-          watch.add(file);
+          watch.add(file, { attributes: true });
         } catch {
           byFile.delete(file); // removed for good: the freeze check's timer still looks
         }
@@ -154,7 +154,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     }
     for (const file of watchedFiles(s)) {
       try {
-        watch.add(file);
+        watch.add(file, { attributes: file === s.heartbeat }); // a heartbeat may be renewed by `touch`
         byFile.set(file, s);
       } catch (err) {
         log.warn({ unit: s.unit, file, err }, 'cannot watch a file of the session');

@@ -1,89 +1,133 @@
 /**
  * The freeze watch (design.md §6), a pure function of (state, observation, config): three
- * signals about a session that is alive but not getting anywhere, each told once per incident,
- * again when another signal joins, when the session recovers, and as a reminder. It never stops
- * anything.
- *  - pegged: ≥ peggedCpuShare of a core in every check interval for peggedForS in a row (none of
- *    them calm), while the heartbeat was not written;
+ * signals about a session whose agent is alive but not getting anywhere, each told once per
+ * incident, again when another signal joins, when the session recovers, and as a reminder. It
+ * never stops anything.
+ *  - pegged: the AGENT process (not its builds) used ≥ peggedCpuShare of a core in every
+ *    interval for peggedForS in a row (none of them calm), while its heartbeat was not written;
  *  - missing: the agent is alive, but its heartbeat was not renewed for missingAfterS;
- *  - silent: it claims to be working, its heartbeat was not written for silentAfterS, and no
- *    command is open.
+ *  - silent: it claims to be working, its heartbeat was not written for silentAfterS, and nothing
+ *    it waits on is open (MCP and language servers are not commands). Silent says more than
+ *    missing (work claimed, no progress, nothing running) and takes its place: a session is told
+ *    as one or the other, never both.
+ *
+ * Times are monotonic (atMs). The heartbeat's mtime is wall-clock by nature: its age is taken
+ * from the wall clock only when first seen and when the file was written; between writes it
+ * grows with the monotonic clock, so a step of the wall clock neither ages nor renews it.
  */
 import type { Config } from '../config/schema';
 
 export type FreezeSignal = 'pegged' | 'missing' | 'silent';
 
+export interface Heartbeat {
+  /** The file's mtime (wall clock): a change means it was written (or touched). */
+  mtimeMs: number;
+  /** Wall-clock now minus mtimeMs. */
+  ageMs: number;
+}
+
 export interface Observation {
+  /** Monotonic time of the observation. */
   atMs: number;
-  /** cpu.stat usage_usec of the session's cgroup. */
-  cpuUsageUs: number;
-  /** When the heartbeat file was last written, on atMs's clock (freeze/heartbeat-clock.ts); undefined when the session has none or it is missing. */
-  heartbeatMs: number | undefined;
+  /** The agent's own CPU time (utime + stime of its /proc stat, its children not included);
+   * undefined when the agent is gone (exited, a zombie, or its pid now names another process). */
+  agentCpuMs: number | undefined;
+  /** The heartbeat file; undefined when the session has none or it is missing. */
+  heartbeat: Heartbeat | undefined;
   /** The heartbeat file's first word is "working". */
   claimsWorking: boolean;
-  /** Processes of the session besides the agent. */
+  /** Commands the agent started and waits on (not MCP or language servers). Read only when
+   * processViewNeeded says so; otherwise any value gives the same step. */
   commandsOpen: number;
-  agentAlive: boolean;
 }
 
 export interface FreezeState {
   last: Observation | undefined;
+  /** The start of the interval the agent's CPU share is measured over (short checks add up). */
+  cpuFrom: { atMs: number; cpuMs: number } | undefined;
+  /** The agent's share of a core over the last measured interval. */
+  share: number | undefined;
   /** Since when every interval has been busy (≥ peggedCpuShare); undefined after a calm one. */
   busySinceMs: number | undefined;
+  /** The heartbeat's age at the last observation, as counted here (see the file's comment). */
+  beatAgeMs: number | undefined;
   open: FreezeSignal[];
   lastToldMs: number;
 }
 
+/** What a person is told with a signal or a reminder. */
+export interface FreezeFacts {
+  /** The agent's share of a core over the last measured interval; undefined before one was. */
+  share: number | undefined;
+  /** How long the agent has been busy in a row; undefined when it is not. */
+  busyForMs: number | undefined;
+  /** The heartbeat's age; undefined when there is none. */
+  beatAgeMs: number | undefined;
+}
+
 export type Telling =
-  | { kind: 'signal'; signal: FreezeSignal; open: FreezeSignal[]; reason: string }
-  | { kind: 'reminder'; open: FreezeSignal[] }
+  | { kind: 'signal'; signal: FreezeSignal; open: FreezeSignal[]; facts: FreezeFacts }
+  | { kind: 'reminder'; open: FreezeSignal[]; facts: FreezeFacts }
   | { kind: 'recovered'; was: FreezeSignal[] };
 
-export const initialFreeze = (): FreezeState => ({ last: undefined, busySinceMs: undefined, open: [], lastToldMs: 0 });
+export const initialFreeze = (): FreezeState => ({ last: undefined, cpuFrom: undefined, share: undefined, busySinceMs: undefined, beatAgeMs: undefined, open: [], lastToldMs: 0 });
 
 type FreezeConfig = Config['freeze'];
 
+/** The heartbeat's age at `o`, counted on from the state (see the file's comment). */
+export function heartbeatAge(state: FreezeState, o: Pick<Observation, 'atMs' | 'heartbeat'>): number | undefined {
+  if (o.heartbeat === undefined) return undefined;
+  const wallAge = Math.max(0, o.heartbeat.ageMs);
+  const prev = state.last;
+  if (prev?.heartbeat === undefined || state.beatAgeMs === undefined) return wallAge; // first sight
+  const sinceLast = Math.max(0, o.atMs - prev.atMs);
+  if (o.heartbeat.mtimeMs === prev.heartbeat.mtimeMs) return state.beatAgeMs + sinceLast; // not written since
+  return Math.min(wallAge, sinceLast); // written since the last look
+}
+
 /**
- * What the step needs beyond cpu.stat and the heartbeat: whether the agent is alive (for missing
- * and silent) and how many commands are open (for silent only). Both matter only once the
- * heartbeat is older than missingAfterS or silentAfterS, so the watch reads cgroup.procs and
- * /proc only then; with a fresh heartbeat, or none, the step's answer cannot depend on them.
+ * Whether the step needs the open commands: only for silent, so only once the heartbeat claims
+ * work and is older than silentAfterS; the watch reads the process table only then.
  */
-export function processViewNeeded(heartbeatMs: number | undefined, claimsWorking: boolean, atMs: number, cfg: FreezeConfig): { agent: boolean; commands: boolean } {
-  if (heartbeatMs === undefined) return { agent: false, commands: false };
-  const beatAgeS = (atMs - heartbeatMs) / 1000;
-  const commands = claimsWorking && beatAgeS >= cfg.silentAfterS;
-  return { agent: commands || beatAgeS >= cfg.missingAfterS, commands };
+export function processViewNeeded(state: FreezeState, o: Pick<Observation, 'atMs' | 'heartbeat' | 'claimsWorking'>, cfg: FreezeConfig): { commands: boolean } {
+  const age = heartbeatAge(state, o);
+  return { commands: o.claimsWorking && age !== undefined && age >= cfg.silentAfterS * 1000 };
 }
 
 export function freezeStep(state: FreezeState, o: Observation, cfg: FreezeConfig): [FreezeState, Telling[]] {
-  const prev = state.last;
-  let busySinceMs = state.busySinceMs;
-  let share = 0;
-  if (prev !== undefined && o.atMs > prev.atMs) {
-    share = (o.cpuUsageUs - prev.cpuUsageUs) / ((o.atMs - prev.atMs) * 1000);
-    busySinceMs = share >= cfg.peggedCpuShare ? (busySinceMs ?? prev.atMs) : undefined; // a calm interval starts over
+  const alive = o.agentCpuMs !== undefined;
+  let { cpuFrom, share, busySinceMs } = state;
+  if (o.agentCpuMs === undefined) {
+    cpuFrom = undefined; // the agent is gone: nothing spins
+    share = undefined;
+    busySinceMs = undefined;
+  } else if (cpuFrom === undefined || o.atMs < cpuFrom.atMs || o.agentCpuMs < cpuFrom.cpuMs) {
+    cpuFrom = { atMs: o.atMs, cpuMs: o.agentCpuMs };
+  } else if (o.atMs - cpuFrom.atMs >= (cfg.checkS * 1000) / 2) {
+    // An interval shorter than half a check (a check at a heartbeat's write) adds to the next:
+    // CPU time comes in clock ticks, and a short interval would read 0 % or 200 %.
+    share = (o.agentCpuMs - cpuFrom.cpuMs) / (o.atMs - cpuFrom.atMs);
+    busySinceMs = share >= cfg.peggedCpuShare ? (busySinceMs ?? cpuFrom.atMs) : undefined; // a calm interval starts over
+    cpuFrom = { atMs: o.atMs, cpuMs: o.agentCpuMs };
   }
-  const beatAgeS = o.heartbeatMs === undefined ? undefined : (o.atMs - o.heartbeatMs) / 1000;
-  const reasons = new Map<FreezeSignal, string>();
-  if (busySinceMs !== undefined && o.atMs - busySinceMs >= cfg.peggedForS * 1000 && (o.heartbeatMs === undefined || o.heartbeatMs < busySinceMs)) {
-    reasons.set('pegged', `${Math.round(share * 100)} % of a core, busy for ${Math.round((o.atMs - busySinceMs) / 1000)} s without a heartbeat`);
-  }
-  if (o.agentAlive && beatAgeS !== undefined && beatAgeS >= cfg.missingAfterS) {
-    reasons.set('missing', `alive, heartbeat not renewed for ${Math.round(beatAgeS)} s`);
-  }
-  if (o.agentAlive && o.claimsWorking && beatAgeS !== undefined && beatAgeS >= cfg.silentAfterS && o.commandsOpen === 0) {
-    reasons.set('silent', `claims to be working, no heartbeat for ${Math.round(beatAgeS)} s and no command open`);
-  }
+  const beatAgeMs = heartbeatAge(state, o);
+  const busyForMs = busySinceMs === undefined ? undefined : o.atMs - busySinceMs;
 
-  const open = (['pegged', 'missing', 'silent'] as const).filter((s) => reasons.has(s));
+  const now = new Set<FreezeSignal>();
+  if (busyForMs !== undefined && busyForMs >= cfg.peggedForS * 1000 && (beatAgeMs === undefined || beatAgeMs >= busyForMs)) now.add('pegged');
+  const stale = (limitS: number): boolean => alive && beatAgeMs !== undefined && beatAgeMs >= limitS * 1000;
+  if (stale(cfg.silentAfterS) && o.claimsWorking && o.commandsOpen === 0) now.add('silent');
+  else if (stale(cfg.missingAfterS)) now.add('missing');
+
+  const open = (['pegged', 'missing', 'silent'] as const).filter((s) => now.has(s));
+  const facts: FreezeFacts = { share, busyForMs, beatAgeMs };
   const tell: Telling[] = [];
   let lastToldMs = state.lastToldMs;
   for (const s of open) {
-    if (!state.open.includes(s)) tell.push({ kind: 'signal', signal: s, open, reason: reasons.get(s) ?? '' });
+    if (!state.open.includes(s)) tell.push({ kind: 'signal', signal: s, open, facts });
   }
   if (open.length === 0 && state.open.length > 0) tell.push({ kind: 'recovered', was: state.open });
-  if (tell.length === 0 && open.length > 0 && o.atMs - lastToldMs >= cfg.reminderS * 1000) tell.push({ kind: 'reminder', open });
+  if (tell.length === 0 && open.length > 0 && o.atMs - lastToldMs >= cfg.reminderS * 1000) tell.push({ kind: 'reminder', open, facts });
   if (tell.length > 0) lastToldMs = o.atMs;
-  return [{ last: o, busySinceMs, open, lastToldMs }, tell];
+  return [{ last: o, cpuFrom, share, busySinceMs, beatAgeMs, open, lastToldMs }, tell];
 }

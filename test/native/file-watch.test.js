@@ -37,6 +37,30 @@ test('a modified file is reported with its path', async () => {
   watch.close();
 });
 
+test('a file watched with attributes reports a touch (utimes only); without, a touch stays quiet', async () => {
+  // A heartbeat renewed by `touch` changes only its times (IN_ATTRIB, no IN_MODIFY). Only the
+  // files that need it ask for attributes: cgroup files stay on content changes.
+  const [beat, plain] = files(2);
+  const { watch, events } = recorder();
+  watch.add(beat, { attributes: true });
+  watch.add(plain);
+  const later = new Date(Date.now() + 5000);
+  fs.utimesSync(plain, later, later);
+  fs.utimesSync(beat, later, later);
+  await waitFor('a touch of the heartbeat', () => events.length > 0);
+  await sleep(50);
+  assert.deepEqual(events, [{ path: beat, kind: 'modified' }]);
+  watch.close();
+});
+
+test('a bad options argument to add() is refused, naming it', () => {
+  const [f] = files(1);
+  const { watch } = recorder();
+  // @ts-expect-error: attributes must be a boolean
+  assert.throws(() => watch.add(f, { attributes: 'yes' }), { name: 'TypeError', message: /attributes must be a boolean/ });
+  watch.close();
+});
+
 test('a deleted file is reported gone once, and its watch is released', async () => {
   const [f] = files(1);
   const { watch, events } = recorder();

@@ -2,30 +2,37 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { freezeStep, initialFreeze } = require('../../../dist/freeze/policy.js');
+const { freezeStep, initialFreeze, heartbeatAge, processViewNeeded } = require('../../../dist/freeze/policy.js');
 const { parseConfig } = require('../../../dist/config/load.js');
 
 const cfg = parseConfig({}, 'defaults').freeze; // checks every 60 s; pegged 0.75 for 300 s; missing 180 s; silent 1800 s
 
-/** Observations one check apart; `cpu` is the share of a core used in each interval. */
+/**
+ * Observations one check (60 s) apart. `cpu`: the agent's own share of a core in the interval
+ * (null: the agent is gone); `beat`: when the heartbeat was last written (ms on the same clock,
+ * the wall clock agreeing); `wallStepMs`: how far the wall clock is off from here on.
+ */
 function run(steps, start = initialFreeze()) {
   let s = start;
-  let cpuUs = 0;
+  let cpuMs = 0;
   const told = [];
   steps.forEach((st, i) => {
-    cpuUs += (st.cpu ?? 0) * 60e6;
-    const [next, t] = freezeStep(s, { atMs: i * 60_000, cpuUsageUs: cpuUs, heartbeatMs: st.beat, claimsWorking: st.working ?? false, commandsOpen: st.commands ?? 1, agentAlive: st.alive ?? true }, cfg);
+    const atMs = i * 60_000;
+    cpuMs += (st.cpu ?? 0) * 60_000;
+    const wall = atMs + (st.wallStepMs ?? 0);
+    const heartbeat = st.beat === undefined ? undefined : { mtimeMs: st.beat, ageMs: wall - st.beat };
+    const o = { atMs, agentCpuMs: st.cpu === null ? undefined : cpuMs, heartbeat, claimsWorking: st.working ?? false, commandsOpen: st.commands ?? 1 };
+    const [next, t] = freezeStep(s, o, cfg);
     s = next;
     told.push(t);
   });
   return { state: s, told };
 }
+const kinds = (told) => told.map((t) => t.map((x) => (x.kind === 'signal' ? x.signal : x.kind)).join(','));
 
-test('pegged: five busy minutes in a row without a heartbeat, told once, then recovered', () => {
+test('pegged: the agent itself busy five minutes in a row without a heartbeat, told once, then recovered', () => {
   const steps = [{ cpu: 0 }, ...Array(6).fill({ cpu: 0.9 }), { cpu: 0.1 }];
-  const { told } = run(steps);
-  const kinds = told.map((t) => t.map((x) => x.kind === 'signal' ? x.signal : x.kind).join(','));
-  assert.deepEqual(kinds, ['', '', '', '', '', 'pegged', '', 'recovered']);
+  assert.deepEqual(kinds(run(steps).told), ['', '', '', '', '', 'pegged', '', 'recovered']);
 });
 
 test('pegged: one calm minute starts the count over; a heartbeat during the busy spell means no freeze', () => {
@@ -35,50 +42,95 @@ test('pegged: one calm minute starts the count over; a heartbeat during the busy
   assert.ok(beating.told.every((t) => t.length === 0), 'busy, but it says it is working');
 });
 
+test('pegged: an agent that exits ends the busy spell; its facts carry the share, the spell and the heartbeat age', () => {
+  const gone = run([{ cpu: 0 }, { cpu: 0.9 }, { cpu: 0.9 }, { cpu: 0.9 }, { cpu: null }, { cpu: 0.9 }, { cpu: 0.9 }, { cpu: 0.9 }]);
+  assert.ok(gone.told.every((t) => t.length === 0));
+  const { told } = run([{ cpu: 0, beat: 0 }, ...Array(5).fill({ cpu: 1, beat: 0 })]);
+  const signal = told.flat().find((x) => x.kind === 'signal' && x.signal === 'pegged');
+  assert.deepEqual(signal?.facts, { share: 1, busyForMs: 300_000, beatAgeMs: 300_000 });
+});
+
+test('pegged: a check between two (a heartbeat event) is no calm interval: short intervals add up', () => {
+  // Busy every minute, and a check 50 ms after each: measured alone, 50 ms of 10 ms ticks reads 0 %.
+  let s = initialFreeze();
+  const told = [];
+  for (let i = 0; i <= 6; i++) {
+    for (const atMs of [i * 60_000, i * 60_000 + 50]) {
+      const [next, t] = freezeStep(s, { atMs, agentCpuMs: i * 60_000, heartbeat: undefined, claimsWorking: false, commandsOpen: 1 }, cfg);
+      s = next;
+      told.push(...t);
+    }
+  }
+  assert.deepEqual(told.map((x) => x.kind === 'signal' && x.signal), ['pegged']);
+});
+
 test('missing: alive without a heartbeat for 3 minutes; recovered when it beats again; a dead agent is not missing', () => {
-  const { told } = run([{ beat: 0 }, { beat: 0 }, { beat: 0 }, { beat: 0 }, { beat: 200_000 }]);
-  assert.deepEqual(told.map((t) => t.map((x) => x.kind === 'signal' ? x.signal : x.kind)), [[], [], [], ['missing'], ['recovered']]);
-  const dead = run([{ beat: 0, alive: false }, { beat: 0, alive: false }, { beat: 0, alive: false }, { beat: 0, alive: false }]);
+  assert.deepEqual(kinds(run([{ beat: 0 }, { beat: 0 }, { beat: 0 }, { beat: 0 }, { beat: 200_000 }]).told), ['', '', '', 'missing', 'recovered']);
+  const dead = run([{ beat: 0, cpu: null }, { beat: 0, cpu: null }, { beat: 0, cpu: null }, { beat: 0, cpu: null }]);
   assert.ok(dead.told.every((t) => t.length === 0));
 });
 
-test('silent: claims to work, no heartbeat for 30 minutes, no command open; another signal is told on its own', () => {
-  const steps = Array.from({ length: 32 }, () => ({ beat: 0, working: true, commands: 0 }));
-  const { told } = run(steps);
-  const signals = told.flat().filter((x) => x.kind === 'signal').map((x) => x.signal);
-  assert.deepEqual(signals, ['missing', 'silent'], 'missing first (3 min), then silent joins (30 min), each told once');
+test('silent: claims to work, no heartbeat for 30 minutes, nothing open: it takes the place of missing', () => {
+  const { told, state } = run(Array.from({ length: 32 }, () => ({ beat: 0, working: true, commands: 0 })));
+  const signals = told.flat().filter((x) => x.kind === 'signal');
+  assert.deepEqual(signals.map((x) => [x.signal, x.open]), [['missing', ['missing']], ['silent', ['silent']]], 'missing first (3 min), then silent instead (30 min)');
+  assert.deepEqual(state.open, ['silent']);
+  assert.ok(!told.flat().some((x) => x.kind === 'recovered'), 'going from missing to silent is no recovery');
   const busy = run(Array.from({ length: 32 }, () => ({ beat: 0, working: true, commands: 2 })));
-  assert.ok(!busy.told.flat().some((x) => x.kind === 'signal' && x.signal === 'silent'), 'a command is open: not silent');
+  assert.deepEqual(busy.state.open, ['missing'], 'a command is open: missing, not silent');
+  const idle = run(Array.from({ length: 32 }, () => ({ beat: 0, working: false, commands: 0 })));
+  assert.deepEqual(idle.state.open, ['missing'], 'not claiming work: missing, not silent');
 });
 
 test('an open incident is reminded about after an hour, not before', () => {
-  const steps = Array.from({ length: 70 }, () => ({ beat: 0 }));
-  const { told } = run(steps);
+  const { told } = run(Array.from({ length: 70 }, () => ({ beat: 0 })));
   const at = told.map((t, i) => (t.length ? `${i}:${t.map((x) => x.kind).join(',')}` : '')).filter(Boolean);
   assert.deepEqual(at, ['3:signal', '63:reminder']);
 });
 
-test('processViewNeeded: leaving the agent and the commands unread when it says so never changes what is told', () => {
+test('a step of the wall clock neither ages the heartbeat nor renews it', () => {
+  // written at 0, renewed at 60 s; the wall clock jumps 15 minutes forward at the third check
+  const forward = run([{ beat: 0 }, { beat: 60_000 }, { beat: 60_000, wallStepMs: 900_000 }, { beat: 60_000, wallStepMs: 900_000 }]);
+  assert.deepEqual(forward.state.open, [], 'not missing: it was written 2 min ago, not 17');
+  assert.equal(forward.state.beatAgeMs, 120_000);
+  // and 15 minutes back: the age goes on growing, missing comes on time
+  const back = run(Array.from({ length: 5 }, (_, i) => ({ beat: 0, wallStepMs: i >= 1 ? -900_000 : 0 })));
+  assert.deepEqual(kinds(back.told), ['', '', '', 'missing', '']);
+  // a write after the step is still a write
+  const written = run([{ beat: 0 }, { beat: 0 }, { beat: 0 }, { beat: 0 }, { beat: 500_000, wallStepMs: -900_000 }]);
+  assert.deepEqual(kinds(written.told), ['', '', '', 'missing', 'recovered']);
+});
+
+test('heartbeatAge: the wall clock at first sight; then the monotonic time since, or since the last look when it was written', () => {
+  const s0 = initialFreeze();
+  assert.equal(heartbeatAge(s0, { atMs: 5, heartbeat: undefined }), undefined);
+  assert.equal(heartbeatAge(s0, { atMs: 5, heartbeat: { mtimeMs: 1, ageMs: 7000 } }), 7000);
+  assert.equal(heartbeatAge(s0, { atMs: 5, heartbeat: { mtimeMs: 1, ageMs: -300 } }), 0, 'an mtime in the future is fresh');
+  const seen = { ...s0, last: { atMs: 1000, agentCpuMs: 0, heartbeat: { mtimeMs: 1, ageMs: 7000 }, claimsWorking: false, commandsOpen: 1 }, beatAgeMs: 7000 };
+  assert.equal(heartbeatAge(seen, { atMs: 4000, heartbeat: { mtimeMs: 1, ageMs: 99_000 } }), 10_000);
+  assert.equal(heartbeatAge(seen, { atMs: 4000, heartbeat: { mtimeMs: 2, ageMs: 99_000 } }), 3000);
+  assert.equal(heartbeatAge(seen, { atMs: 4000, heartbeat: { mtimeMs: 2, ageMs: 100 } }), 100);
+});
+
+test('processViewNeeded: leaving the commands unread when it says so never changes what is told', () => {
   const fc = require('fast-check');
-  const { processViewNeeded } = require('../../../dist/freeze/policy.js');
   const check = fc.record({
-    cpu: fc.double({ min: 0, max: 2, noNaN: true }),
+    cpu: fc.option(fc.double({ min: 0, max: 2, noNaN: true })),
     beatAgoS: fc.option(fc.integer({ min: 0, max: 4000 })),
     working: fc.boolean(),
     commands: fc.integer({ min: 0, max: 3 }),
-    alive: fc.boolean(),
   });
   fc.assert(fc.property(fc.array(check, { minLength: 1, maxLength: 40 }), (checks) => {
     let full = initialFreeze();
     let lazy = initialFreeze();
-    let cpuUs = 0;
+    let cpuMs = 0;
     checks.forEach((c, i) => {
       const atMs = 1e9 + i * 60_000;
-      cpuUs += c.cpu * 60e6;
-      const heartbeatMs = c.beatAgoS === null ? undefined : atMs - c.beatAgoS * 1000;
-      const o = { atMs, cpuUsageUs: cpuUs, heartbeatMs, claimsWorking: c.working, commandsOpen: c.commands, agentAlive: c.alive };
-      const need = processViewNeeded(heartbeatMs, c.working, atMs, cfg);
-      const unread = { ...o, commandsOpen: need.commands ? c.commands : 1, agentAlive: need.agent ? c.alive : true };
+      cpuMs += (c.cpu ?? 0) * 60_000;
+      const heartbeat = c.beatAgoS === null ? undefined : { mtimeMs: atMs - c.beatAgoS * 1000, ageMs: c.beatAgoS * 1000 };
+      const o = { atMs, agentCpuMs: c.cpu === null ? undefined : cpuMs, heartbeat, claimsWorking: c.working, commandsOpen: c.commands };
+      const need = processViewNeeded(lazy, o, cfg);
+      const unread = { ...o, commandsOpen: need.commands ? c.commands : 1 };
       const [f, tf] = freezeStep(full, o, cfg);
       const [l, tl] = freezeStep(lazy, unread, cfg);
       assert.deepEqual(tl, tf);
@@ -89,12 +141,11 @@ test('processViewNeeded: leaving the agent and the commands unread when it says 
   }), { numRuns: 500 });
 });
 
-test('processViewNeeded: nothing to read with a fresh heartbeat or none; the agent once missing is possible; commands only for a silent claim', () => {
-  const { processViewNeeded } = require('../../../dist/freeze/policy.js');
+test('processViewNeeded: the commands only for a claim of work older than silentAfterS', () => {
   const now = 10_000_000;
-  assert.deepEqual(processViewNeeded(undefined, true, now, cfg), { agent: false, commands: false });
-  assert.deepEqual(processViewNeeded(now - 60_000, true, now, cfg), { agent: false, commands: false });
-  assert.deepEqual(processViewNeeded(now - cfg.missingAfterS * 1000, false, now, cfg), { agent: true, commands: false });
-  assert.deepEqual(processViewNeeded(now - cfg.silentAfterS * 1000, false, now, cfg), { agent: true, commands: false });
-  assert.deepEqual(processViewNeeded(now - cfg.silentAfterS * 1000, true, now, cfg), { agent: true, commands: true });
+  const at = (ageS, working) => processViewNeeded(initialFreeze(), { atMs: now, heartbeat: { mtimeMs: now - ageS * 1000, ageMs: ageS * 1000 }, claimsWorking: working }, cfg);
+  assert.deepEqual(processViewNeeded(initialFreeze(), { atMs: now, heartbeat: undefined, claimsWorking: true }, cfg), { commands: false });
+  assert.deepEqual(at(60, true), { commands: false });
+  assert.deepEqual(at(cfg.silentAfterS, false), { commands: false });
+  assert.deepEqual(at(cfg.silentAfterS, true), { commands: true });
 });
