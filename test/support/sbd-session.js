@@ -17,20 +17,14 @@ const WINDOW_MS = 2000;
 const GRACE_MS = 180_000;
 /** 15 minutes: the step of the issue's measurement. */
 const STEP_MS = 15 * 60_000;
+const { writeScopeFiles } = require('./fake-cgroup');
 const BOOT_ID = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
 
 /** A fake scope directory (under a fake slice) whose figures the test sets before each sample. */
 function fakeCgroup() {
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sb-clock-')), 'w.scope');
   fs.mkdirSync(dir);
-  const set = ({ fullUs = 0, ownHigh = 0, current = 63 * MiB }) => {
-    fs.writeFileSync(path.join(dir, 'memory.current'), `${current}\n`);
-    fs.writeFileSync(path.join(dir, 'memory.high'), `${64 * MiB}\n`);
-    fs.writeFileSync(path.join(dir, 'memory.max'), 'max\n');
-    fs.writeFileSync(path.join(dir, 'memory.stat'), `anon ${current}\nfile 0\nshmem 0\n`);
-    fs.writeFileSync(path.join(dir, 'memory.events.local'), `low 0\nhigh ${ownHigh}\nmax 0\noom 0\noom_kill 0\n`);
-    fs.writeFileSync(path.join(dir, 'memory.pressure'), `some avg10=0.00 avg60=0.00 avg300=0.00 total=${fullUs}\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=${fullUs}\n`);
-  };
+  const set = (/** @type {{fullUs?: number, ownHigh?: number, current?: number}} */ f) => writeScopeFiles(dir, f);
   set({});
   // Standing still against its own brake: each window 0.6 full, its own brake firing.
   let fullUs = 0;

@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { SessionFeed } = require('../../../dist/stall/feed.js');
+const { writeScopeFiles } = require('../../support/fake-cgroup');
 const { parseConfig } = require('../../../dist/config/load.js');
 
 const cfg = parseConfig({}, 'defaults').detector;
@@ -16,14 +17,7 @@ const MiB = 2 ** 20;
 /** A fake scope directory whose figures the test sets before each sample. */
 function fakeCgroup({ pressure = true } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-feed-'));
-  const set = ({ fullUs = 0, ownHigh = 0, current = 63 * MiB }) => {
-    fs.writeFileSync(path.join(dir, 'memory.current'), `${current}\n`);
-    fs.writeFileSync(path.join(dir, 'memory.high'), `${64 * MiB}\n`);
-    fs.writeFileSync(path.join(dir, 'memory.max'), 'max\n');
-    fs.writeFileSync(path.join(dir, 'memory.stat'), `anon ${current}\nfile 0\nshmem 0\n`);
-    fs.writeFileSync(path.join(dir, 'memory.events.local'), `low 0\nhigh ${ownHigh}\nmax 0\noom 0\noom_kill 0\n`);
-    if (pressure) fs.writeFileSync(path.join(dir, 'memory.pressure'), `some avg10=0.00 avg60=0.00 avg300=0.00 total=${fullUs}\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=${fullUs}\n`);
-  };
+  const set = (/** @type {{fullUs?: number, ownHigh?: number, current?: number}} */ f) => writeScopeFiles(dir, { ...f, pressure });
   set({});
   return { dir, set };
 }
