@@ -1,0 +1,66 @@
+/**
+ * A spawn monitor is a transient service of the session's slice (issue 13, design.md §12): the
+ * properties StartTransientUnit is given, built here as plain data (pure; the D-Bus layer wraps
+ * them in variants). Each systemd property does one job, so sbd re-implements none of them:
+ *  - Slice, Environment SESSIONBRAKE_SESSION: the service belongs to the session (sbd watches and
+ *    brakes it like the session, and reaps it when the session ends);
+ *  - MemoryHigh: a brake of its own;
+ *  - KillMode=control-group: a stop ends its whole tree, nothing outside it;
+ *  - RuntimeMaxUSec: expiresAt, enforced by systemd;
+ *  - Restart=on-failure with StartLimitBurst / StartLimitIntervalUSec: the crash-loop fuse (the
+ *    unit ends failed with result start-limit-hit, which sbd quarantines);
+ *  - StandardOutputFileToAppend / StandardErrorFileToAppend: output to a file the addon's inotify
+ *    watch tails (no pipe held by sbd, so sbd may restart under it);
+ *  - Type=exec: the start job fails when the program cannot be executed, not later;
+ *  - ExecMainCode / ExecMainStatus (read back): the exit receipt.
+ */
+
+/** A property as StartTransientUnit takes it: name, D-Bus signature, value. */
+export type UnitProperty = [name: string, signature: string, value: unknown];
+
+/** Starts of a crashing spawn allowed within the interval before systemd gives up (its own default is 5 in 10 s; a monitor's job is slower). */
+export const CRASH_LOOP_BURST = 3;
+export const CRASH_LOOP_INTERVAL_US = 60_000_000n;
+/** Between a crash and the restart: 2 s, so a crash loop takes seconds, not a burst of forks. */
+const RESTART_DELAY_US = 2_000_000n;
+
+export interface SpawnUnitInput {
+  monitorId: string;
+  handle: string;
+  label?: string | undefined;
+  sessionId: string;
+  slice: string;
+  argv: readonly string[];
+  /** The program resolved to an absolute path (ExecStart wants one). */
+  programPath: string;
+  cwd?: string | undefined;
+  outputFile: string;
+  memoryHighBytes: number;
+  /** Seconds until expiresAt; undefined for none. */
+  runtimeMaxS?: number | undefined;
+}
+
+/** The unit's name: one per monitor, and recognisably sessionbrake's. */
+export const spawnUnitName = (monitorId: string): string => `sb-monitor-${monitorId}.service`;
+
+export function spawnUnitProperties(i: SpawnUnitInput): UnitProperty[] {
+  const props: UnitProperty[] = [
+    // names, never arguments: they can carry tokens, and Description shows in every listing
+    ['Description', 's', `sessionbrake monitor ${i.label ?? i.handle} of session ${i.sessionId}`],
+    ['Type', 's', 'exec'],
+    ['ExecStart', 'a(sasb)', [[i.programPath, [...i.argv], false]]],
+    ['Slice', 's', i.slice],
+    ['Environment', 'as', [`SESSIONBRAKE_SESSION=${i.sessionId}`, `SESSIONBRAKE_MONITOR=${i.monitorId}`]],
+    ['KillMode', 's', 'control-group'],
+    ['MemoryHigh', 't', BigInt(i.memoryHighBytes)],
+    ['Restart', 's', 'on-failure'],
+    ['RestartUSec', 't', RESTART_DELAY_US],
+    ['StartLimitBurst', 'u', CRASH_LOOP_BURST],
+    ['StartLimitIntervalUSec', 't', CRASH_LOOP_INTERVAL_US],
+    ['StandardOutputFileToAppend', 's', i.outputFile],
+    ['StandardErrorFileToAppend', 's', i.outputFile],
+  ];
+  if (i.cwd !== undefined) props.push(['WorkingDirectory', 's', i.cwd]);
+  if (i.runtimeMaxS !== undefined) props.push(['RuntimeMaxUSec', 't', BigInt(Math.max(1, Math.ceil(i.runtimeMaxS)) * 1_000_000)]);
+  return props;
+}
