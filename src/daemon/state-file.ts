@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { Deadline } from '../stall/detector';
+import { writeDurably } from '../util/durable';
 import { xdgHome } from '../util/xdg';
 
 /** A process as it was signalled: a pid alone may have been reused by a stranger since. */
@@ -121,21 +122,5 @@ export function loadState(file: string, onBad: (why: string) => void): SavedStat
 }
 
 export function saveState(file: string, state: SavedState): void {
-  const dir = path.dirname(file);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
-  const fd = fs.openSync(tmp, 'w', 0o600);
-  try {
-    fs.writeFileSync(fd, `${JSON.stringify(state, (_k, v: unknown) => (v === Infinity ? 'infinity' : v))}\n`);
-    fs.fsyncSync(fd); // the content is on disk before the name points at it
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, file);
-  const dirFd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(dirFd); // and so is the new name
-  } finally {
-    fs.closeSync(dirFd);
-  }
+  writeDurably(file, `${JSON.stringify(state, (_k, v: unknown) => (v === Infinity ? 'infinity' : v))}\n`);
 }
