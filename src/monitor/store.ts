@@ -1,0 +1,102 @@
+/**
+ * Monitor records on disk (issue 13): one JSON file per monitor under
+ * $XDG_STATE_HOME/sessionbrake/monitors/, written durably, read back checked. A record that cannot
+ * be read or does not have the shape is never silently dropped: `gc --apply` archives it (to
+ * archive/ beside the records, with the reason), and nothing is ever killed on a record's word.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { writeDurably } from '../util/durable';
+import { xdgHome } from '../util/xdg';
+import { monitorSpecSchema } from './spec';
+
+const lifecycle = z.enum(['running', 'suspended', 'awaiting-confirmation', 'quarantined', 'stopped', 'expired', 'gone']);
+
+export const monitorRecordSchema = z
+  .object({
+    id: z.uuid(),
+    sessionId: z.string().min(1),
+    /** The session's unit and invocation: a record of an earlier session behind the same name is an orphan. */
+    sessionUnit: z.string().min(1),
+    sessionInvocation: z.string().min(1),
+    spec: monitorSpecSchema,
+    sourceHash: z.string().regex(/^[0-9a-f]{64}$/),
+    lifecycle,
+    /** Why it is quarantined, suspended or gone. */
+    reason: z.string().optional(),
+    createdAtMs: z.number(),
+    /** Who runs it: sbd's unique bus name when it took the monitor, and its start (the lease's epoch). */
+    owner: z.object({ busName: z.string().min(1), epoch: z.number().int().nonnegative() }),
+    unit: z.object({ name: z.string().min(1), invocationId: z.string().optional() }).optional(),
+    ticks: z.number().int().nonnegative().default(0),
+    consecutiveFailures: z.number().int().nonnegative().default(0),
+    /** For a tail: the byte offset read up to (resumes there after a restart). */
+    offset: z.number().int().nonnegative().optional(),
+    truncations: z.number().int().nonnegative().default(0),
+    exit: z.object({ code: z.string(), status: z.number().int() }).optional(),
+  })
+  .strict();
+
+export type MonitorRecord = z.output<typeof monitorRecordSchema>;
+
+export interface CorruptRecord {
+  file: string;
+  why: string;
+}
+
+export const monitorsDir = (env: NodeJS.ProcessEnv = process.env): string => path.join(xdgHome('state', env), 'sessionbrake', 'monitors');
+
+const recordFile = (dir: string, id: string): string => path.join(dir, `${id}.json`);
+
+export function saveRecord(dir: string, r: MonitorRecord): void {
+  writeDurably(recordFile(dir, r.id), `${JSON.stringify(r)}\n`);
+}
+
+export function removeRecord(dir: string, id: string): void {
+  fs.rmSync(recordFile(dir, id), { force: true });
+}
+
+/** Every record in `dir`: those that read back, and those that do not, each with why. */
+export function loadRecords(dir: string): { records: MonitorRecord[]; corrupt: CorruptRecord[] } {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], corrupt: [] };
+    throw err;
+  }
+  const records: MonitorRecord[] = [];
+  const corrupt: CorruptRecord[] = [];
+  for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
+    const file = path.join(dir, name);
+    let v: unknown;
+    try {
+      v = JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (err) {
+      corrupt.push({ file, why: `not readable JSON: ${(err as Error).message}` });
+      continue;
+    }
+    const r = monitorRecordSchema.safeParse(v);
+    if (!r.success) {
+      corrupt.push({ file, why: r.error.issues.map((i) => `${i.path.join('.') || 'the record'}: ${i.message}`).join('; ') });
+      continue;
+    }
+    if (`${r.data.id}.json` !== name) {
+      corrupt.push({ file, why: `names monitor ${r.data.id}, not the one of its file name` });
+      continue;
+    }
+    records.push(r.data);
+  }
+  return { records, corrupt };
+}
+
+/** Move a record aside into archive/ with a note of why (gc --apply); never deletes. */
+export function archiveRecord(dir: string, file: string, why: string): string {
+  const archive = path.join(dir, 'archive');
+  fs.mkdirSync(archive, { recursive: true, mode: 0o700 });
+  const to = path.join(archive, `${path.basename(file, '.json')}.${Date.now()}.json`);
+  fs.renameSync(file, to);
+  fs.writeFileSync(`${to}.why`, `${why}\n`, { mode: 0o600 });
+  return to;
+}
