@@ -1,0 +1,87 @@
+/**
+ * A session's inbox (issue 13): notices for its agent, from its monitors and from sbd, each with
+ * an id that only grows, so `sbctl inbox --since ID` reads exactly what is new. One JSON line
+ * per notice in $XDG_STATE_HOME/sessionbrake/inbox/SESSION.jsonl, appended (a crash loses at most
+ * the line being written, never an earlier one); kept to the newest MAX_KEPT notices.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { writeDurably } from '../util/durable';
+import { xdgHome } from '../util/xdg';
+
+/** Notices kept per session: a night of a busy agent's notices, not a log. */
+export const MAX_KEPT = 1000;
+
+export const inboxEntrySchema = z.object({
+  id: z.number().int().positive(),
+  atMs: z.number(),
+  /** 'sbd', or the monitor's handle. */
+  from: z.string().min(1),
+  kind: z.string().min(1),
+  text: z.string(),
+  lines: z.array(z.string()).optional(),
+  truncated: z.number().int().nonnegative().optional(),
+});
+export type InboxEntry = z.output<typeof inboxEntrySchema>;
+
+export const inboxDir = (env: NodeJS.ProcessEnv = process.env): string => path.join(xdgHome('state', env), 'sessionbrake', 'inbox');
+const fileOf = (dir: string, session: string): string => path.join(dir, `${session}.jsonl`);
+
+/** Every readable entry, oldest first; a torn last line (a crash mid-write) is left out. */
+export function readInbox(dir: string, session: string): InboxEntry[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(fileOf(dir, session), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const out: InboxEntry[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    try {
+      const r = inboxEntrySchema.safeParse(JSON.parse(line));
+      if (r.success) out.push(r.data);
+    } catch {
+      /* a torn line: skipped */
+    }
+  }
+  return out;
+}
+
+/** The entries after `sinceId` (all with 0). */
+export const entriesSince = (entries: readonly InboxEntry[], sinceId: number): InboxEntry[] => entries.filter((e) => e.id > sinceId);
+
+function endsTorn(file: string): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    fs.readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Append one notice; returns it with its id. Compacts to MAX_KEPT when twice that many are there. */
+export function appendNotice(dir: string, session: string, notice: Omit<InboxEntry, 'id'>): InboxEntry {
+  const entries = readInbox(dir, session);
+  const entry: InboxEntry = { ...notice, id: (entries.at(-1)?.id ?? 0) + 1 };
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (entries.length + 1 > 2 * MAX_KEPT) {
+    const kept = [...entries.slice(-(MAX_KEPT - 1)), entry];
+    writeDurably(fileOf(dir, session), kept.map((e) => `${JSON.stringify(e)}\n`).join(''));
+  } else {
+    // after a torn line (a crash mid-write) start on a line of our own, or the new one is torn too
+    fs.appendFileSync(fileOf(dir, session), `${endsTorn(fileOf(dir, session)) ? '\n' : ''}${JSON.stringify(entry)}\n`, { mode: 0o600 });
+  }
+  return entry;
+}

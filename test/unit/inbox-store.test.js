@@ -1,0 +1,44 @@
+// @ts-check
+'use strict';
+// Issue 13: a session's inbox: ids that only grow, --since reads what is new, a torn line is
+// skipped, and it stays bounded.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { appendNotice, readInbox, entriesSince, MAX_KEPT } = require('../../dist/inbox/store.js');
+
+const dir = (t) => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-inbox-'));
+  t.after(() => fs.rmSync(d, { recursive: true, force: true }));
+  return d;
+};
+const n = (text) => ({ atMs: 1, from: 'sbd', kind: 'stopped', text });
+
+test('ids grow; --since gives what is new', (t) => {
+  const d = dir(t);
+  assert.equal(appendNotice(d, 'fix', n('a')).id, 1);
+  assert.equal(appendNotice(d, 'fix', n('b')).id, 2);
+  assert.equal(appendNotice(d, 'other', n('x')).id, 1, 'per session');
+  assert.deepEqual(entriesSince(readInbox(d, 'fix'), 1).map((e) => e.text), ['b']);
+  assert.deepEqual(readInbox(d, 'nobody'), []);
+});
+
+test('a torn last line (a crash mid-write) is skipped, and the next id follows the last whole one', (t) => {
+  const d = dir(t);
+  appendNotice(d, 'fix', n('a'));
+  fs.appendFileSync(path.join(d, 'fix.jsonl'), '{"id":2,"atMs":1,"fr');
+  assert.deepEqual(readInbox(d, 'fix').map((e) => e.id), [1]);
+  assert.equal(appendNotice(d, 'fix', n('after')).id, 2);
+  assert.deepEqual(readInbox(d, 'fix').map((e) => e.text), ['a', 'after'], 'the notice after a torn line is whole');
+});
+
+test('bounded: compacted to the newest MAX_KEPT, ids still growing', (t) => {
+  const d = dir(t);
+  for (let i = 0; i < 2 * MAX_KEPT + 1; i++) appendNotice(d, 'fix', n(`n${i}`));
+  const all = readInbox(d, 'fix');
+  assert.equal(all.length, MAX_KEPT);
+  assert.equal(all.at(-1)?.id, 2 * MAX_KEPT + 1);
+  assert.equal(appendNotice(d, 'fix', n('next')).id, 2 * MAX_KEPT + 2);
+});
