@@ -13,6 +13,7 @@ import { VERSION } from '../version';
 import { formatChecks, runChecks } from './doctor';
 import { UsageError, exitCodeOf } from './errors';
 import { install, uninstall } from './install';
+import { runInbox } from './inbox';
 import { runHolders, runReap } from './reap';
 import { runSession } from './run';
 import { status } from './status';
@@ -28,6 +29,11 @@ function durationS(value: string): number {
   const s = parseDurationS(value);
   if (s === undefined) throw new InvalidArgumentError('expected a duration such as 10s, 2m or 500ms.');
   return s;
+}
+
+function nonNegativeInt(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a notice id: a whole number (0 for all).');
+  return Number(value);
 }
 
 function config(file: string | undefined): Config {
@@ -115,6 +121,17 @@ Examples:
       const bus = await connectBus(userBusAddress(process.env));
       setExit(await watchIncidents(bus, o.json === true, say));
       bus.disconnect();
+    });
+
+  program
+    .command('inbox')
+    .description('The notices for a session\'s agent: what sbd did to the session and why (a raised brake, a stopped build and how to rerun it), and what its monitors saw. Each has an id: --since ID shows only what came after it. Works whether sbd runs or not.')
+    .option('--session <name>', 'the session (default: $SESSIONBRAKE_SESSION, set inside every session sbctl run starts)')
+    .addOption(new Option('--since <id>', 'only notices after this id').argParser(nonNegativeInt).default(0))
+    .option('--follow', 'then wait for new notices and print each as it comes (inotify, no polling), until interrupted')
+    .option('--json', 'one JSON object per line, for tools')
+    .action(async (o: { session?: string; since: number; follow?: boolean; json?: boolean }) => {
+      setExit(await runInbox({ session: o.session, sinceId: o.since, follow: o.follow === true, json: o.json === true }, process.env, say));
     });
 
   program

@@ -2,13 +2,15 @@
  * sbd's face on the user bus, for sbctl and other tools, typed as systemd types its own
  * interfaces (src/daemon/bus-types.ts): the properties Version, Pid, UptimeUSec, Feed,
  * ObserveOnly, Slices and ArbitratesSlices; the methods ListSessions() and ListSlices(), arrays
- * of structs; the signal Incident(type, unit, session, µs, message, observe-only, figures).
+ * of structs; the signals Incident(type, unit, session, µs, message, observe-only, figures) and
+ * Notice (a session's inbox: src/inbox/).
  * Exported without decorators, which dbus-next cannot use from TypeScript here (design.md §9).
  */
 import * as dbus from 'dbus-next';
 import type { ServiceHealth, SessionRow, SliceRow } from '../sessions/status';
 import { SERVICE_INTERFACE, SERVICE_NAME, SERVICE_PATH } from './bus-name';
 import { INCIDENT_SIGNATURE, type IncidentArgs, SESSION_SIGNATURE, SLICE_SIGNATURE, type SessionTuple, type SliceTuple, incidentToBus, sessionToBus, sliceToBus, usecToBus } from './bus-types';
+import type { InboxEntry } from '../inbox/store';
 import type { Incident } from './incidents';
 
 /** DBUS_NAME_FLAG_DO_NOT_QUEUE: fail at once when another sbd holds the name. */
@@ -69,6 +71,24 @@ class ManagerInterface extends dbus.interface.Interface {
   Incident(args: IncidentArgs): IncidentArgs {
     return args;
   }
+
+  /** A notice in a session's inbox: session, id, wall-clock µs, from, kind, text, lines, lines left out. */
+  Notice(args: NoticeArgs): NoticeArgs {
+    return args;
+  }
+}
+
+/** Notice(session, id, wall-clock µs, from, kind, text, lines, truncated). */
+export const NOTICE_SIGNATURE = 'sttsssasu';
+export type NoticeArgs = [string, bigint, bigint, string, string, string, string[], number];
+
+export function noticeToBus(session: string, e: InboxEntry): NoticeArgs {
+  return [session, BigInt(e.id), BigInt(Math.round(e.atMs * 1000)), e.from, e.kind, e.text, e.lines ?? [], e.truncated ?? 0];
+}
+
+export function noticeFromBus(args: NoticeArgs): { session: string; entry: InboxEntry } {
+  const [session, id, atUsec, from, kind, text, lines, truncated] = args;
+  return { session, entry: { id: Number(id), atMs: Number(atUsec) / 1000, from, kind, text, ...(lines.length ? { lines } : {}), ...(truncated ? { truncated } : {}) } };
 }
 
 const READ = dbus.interface.ACCESS_READ;
@@ -86,11 +106,12 @@ ManagerInterface.configureMembers({
     ListSessions: { inSignature: '', outSignature: `a${SESSION_SIGNATURE}` },
     ListSlices: { inSignature: '', outSignature: `a${SLICE_SIGNATURE}` },
   },
-  signals: { Incident: { signature: INCIDENT_SIGNATURE } },
+  signals: { Incident: { signature: INCIDENT_SIGNATURE }, Notice: { signature: NOTICE_SIGNATURE } },
 });
 
 export interface BusService {
   emitIncident(incident: Incident): void;
+  emitNotice(session: string, entry: InboxEntry): void;
 }
 
 /** Export the interface and take the well-known name; throws when another sbd runs. */
@@ -101,5 +122,5 @@ export async function exportService(bus: dbus.MessageBus, source: StatusSource):
   if (reply !== PRIMARY_OWNER) {
     throw new Error(`another sbd owns ${SERVICE_NAME} on this user bus: only one may run per user`);
   }
-  return { emitIncident: (incident) => iface.Incident(incidentToBus(incident)) };
+  return { emitIncident: (incident) => iface.Incident(incidentToBus(incident)), emitNotice: (session, entry) => iface.Notice(noticeToBus(session, entry)) };
 }

@@ -7,6 +7,8 @@ import type * as dbus from 'dbus-next';
 import { cgroupsInSlice } from '../actions/machine';
 import { cgroupOver } from '../cgroup/read';
 import type { Config } from '../config/schema';
+import { noticeFor } from '../inbox/from-incident';
+import { appendNotice, inboxDir } from '../inbox/store';
 import { FileWatch } from '../native';
 import { type Session, SessionRegistry } from '../sessions/registry';
 import { recordedUnits, recordsDir, removeRecord } from '../sessions/record';
@@ -48,6 +50,18 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const incidents = new Incidents(log);
   let busService: BusService | undefined;
   incidents.onIncident((i) => busService?.emitIncident(i));
+  // The agent's own view (issue 13): what concerns it goes to its session's inbox, and as a signal.
+  const inbox = inboxDir(env);
+  incidents.onIncident((i) => {
+    const notice = noticeFor(i);
+    if (!notice) return;
+    try {
+      const entry = appendNotice(inbox, i.session, { atMs: i.atMs, from: 'sbd', kind: notice.kind, text: notice.text });
+      busService?.emitNotice(i.session, entry);
+    } catch (err) {
+      log.warn({ event: 'inbox-not-written', session: i.session, err }, "cannot write the session's inbox");
+    }
+  });
   if (config.notifyCommand) {
     const notifier = new NotifyCommand(config.notifyCommand, config.notifyTimeoutS, log);
     incidents.onIncident((i) => notifier.run(i));

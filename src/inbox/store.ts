@@ -26,7 +26,13 @@ export const inboxEntrySchema = z.object({
 export type InboxEntry = z.output<typeof inboxEntrySchema>;
 
 export const inboxDir = (env: NodeJS.ProcessEnv = process.env): string => path.join(xdgHome('state', env), 'sessionbrake', 'inbox');
-const fileOf = (dir: string, session: string): string => path.join(dir, `${session}.jsonl`);
+/** A session's name as systemd allows it in a unit name: safe as a file name (no "/", not "." or ".."). */
+const SESSION_NAME = /^[A-Za-z0-9:_.@\\-]+$/;
+
+function fileOf(dir: string, session: string): string {
+  if (!SESSION_NAME.test(session) || session === '.' || session === '..') throw new Error(`"${session}" is not a session name (letters, digits and :_.@\\- only)`);
+  return path.join(dir, `${session}.jsonl`);
+}
 
 /** Every readable entry, oldest first; a torn last line (a crash mid-write) is left out. */
 export function readInbox(dir: string, session: string): InboxEntry[] {

@@ -42,3 +42,10 @@ test('bounded: compacted to the newest MAX_KEPT, ids still growing', (t) => {
   assert.equal(all.at(-1)?.id, 2 * MAX_KEPT + 1);
   assert.equal(appendNotice(d, 'fix', n('next')).id, 2 * MAX_KEPT + 2);
 });
+
+test('a session name that is not one (a path) is refused, nothing written outside the inbox', (t) => {
+  const d = dir(t);
+  assert.throws(() => appendNotice(d, '../escape', n('x')), /"\.\.\/escape" is not a session name/);
+  assert.throws(() => readInbox(d, '..'), /not a session name/);
+  assert.deepEqual(fs.readdirSync(path.dirname(d)).filter((f) => f === 'escape.jsonl'), []);
+});
