@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const { labOnly, waitFor, readCgroupFile } = require('./helpers');
 const { spawn } = require('node:child_process');
-const { startSbd, incidentCollector, startAgent, stopSessions, cgroupOf, alive } = require('./sbd-helpers');
+const { startSbd, incidentCollector, startAgent, stopSessions, cgroupOf, alive, sbctl } = require('./sbd-helpers');
 
 const MiB = 2 ** 20;
 
@@ -39,4 +39,12 @@ test('no room: the biggest command is stopped; agent, MCP server and git live on
   const streamed = () => watched.split('\n').slice(0, -1).map((l) => JSON.parse(l)).filter((i) => i.session === 'stop1').map((i) => i.type).filter((x) => x === 'will-stop' || x === 'subtree-stopped');
   await waitFor(() => streamed().length >= 2, 10_000, { what: 'sbctl watch to stream both incidents' });
   assert.deepEqual(streamed(), ['will-stop', 'subtree-stopped'], 'sbctl watch streamed them in order');
+  // Issue 13: the agent reads what became of its build in its inbox (not only exit status 143).
+  const r = sbctl('inbox', '--session', 'stop1', '--json');
+  assert.equal(r.status, 0, r.stderr);
+  const notices = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  const stoppedNotice = notices.find((n) => n.kind === 'stopped');
+  assert.ok(stoppedNotice, `a 'stopped' notice in the inbox: ${r.stdout}`);
+  assert.match(stoppedNotice.text, /^your command python3 \(.*\) was stopped at \d\d:\d\d because it stood still against the session's memory brake and there was no room to raise it: if you run it again, use less parallelism/);
+  assert.ok(!r.stdout.includes('mcp-server-filesystem'), 'no command line in the inbox');
 });
