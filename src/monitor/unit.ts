@@ -14,9 +14,10 @@
  *  - Type=exec: the start job fails when the program cannot be executed, not later;
  *  - ExecMainCode / ExecMainStatus (read back): the exit receipt.
  */
+import type { TransientProperty } from '../systemd/types';
 
-/** A property as StartTransientUnit takes it: name, D-Bus signature, value. */
-export type UnitProperty = [name: string, signature: string, value: unknown];
+/** A property as StartTransientUnit takes it (systemd/types TransientProperty). */
+export type UnitProperty = TransientProperty;
 
 /** Starts of a crashing spawn allowed within the interval before systemd gives up (its own default is 5 in 10 s; a monitor's job is slower). */
 export const CRASH_LOOP_BURST = 3;

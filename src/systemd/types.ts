@@ -13,7 +13,17 @@ export interface UnitInfo {
   memoryHigh: number;
   memoryMax: number;
   memorySwapMax: number;
+  /** A service's Result ("success", "exit-code", "signal", "start-limit-hit", ...); undefined for others. */
+  result?: string | undefined;
+  /** A service's exit receipt: ExecMainCode (CLD_EXITED 1, CLD_KILLED 2, CLD_DUMPED 3) and ExecMainStatus (exit status or signal). */
+  execMainCode?: number | undefined;
+  execMainStatus?: number | undefined;
+  /** A service's MainPID (0 when none). */
+  mainPid?: number | undefined;
 }
+
+/** A property of a transient unit as StartTransientUnit takes it: name, D-Bus signature, value. */
+export type TransientProperty = [name: string, signature: string, value: unknown];
 
 /** Memory properties that may be changed on a running unit. */
 export interface MemoryProps {
@@ -51,6 +61,8 @@ export interface UserManager {
   setMemory(unit: string, props: MemoryProps): Promise<void>;
   /** StartTransientUnit for a scope around `pids`; resolves when its start job is done. */
   startScope(scope: TransientScope): Promise<void>;
+  /** StartTransientUnit for a service with these properties (monitor/unit.ts); resolves when its start job is done. */
+  startTransientService(name: string, props: readonly TransientProperty[]): Promise<void>;
   reload(): Promise<void>;
   enableUnitFiles(paths: readonly string[]): Promise<void>;
   disableUnitFiles(names: readonly string[]): Promise<void>;

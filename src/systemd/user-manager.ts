@@ -9,7 +9,7 @@
 import * as dbus from 'dbus-next';
 import { type NameOwner, followNameOwner } from './name-owner';
 import { unitFromObjectPath, unitObjectPath } from './names';
-import type { MemoryProps, TransientScope, UnitEvent, UnitInfo, UserManager } from './types';
+import type { MemoryProps, TransientProperty, TransientScope, UnitEvent, UnitInfo, UserManager } from './types';
 import { invocationIdFromBus, limitFromBus, limitToBus } from './values';
 
 const SYSTEMD = 'org.freedesktop.systemd1';
@@ -188,6 +188,7 @@ export class DbusUserManager implements UserManager {
         memoryHigh: limitFromBus(v<bigint>('MemoryHigh') ?? 0xffff_ffff_ffff_ffffn),
         memoryMax: limitFromBus(v<bigint>('MemoryMax') ?? 0xffff_ffff_ffff_ffffn),
         memorySwapMax: limitFromBus(v<bigint>('MemorySwapMax') ?? 0xffff_ffff_ffff_ffffn),
+        ...(kind === 'Service' ? { result: v<string>('Result'), execMainCode: v<number>('ExecMainCode'), execMainStatus: v<number>('ExecMainStatus'), mainPid: v<number>('MainPID') } : {}),
       };
     } catch (err) {
       if (err instanceof dbus.DBusError && /UnknownObject|NoSuchUnit|UnknownInterface/.test(err.type)) return undefined;
@@ -229,6 +230,11 @@ export class DbusUserManager implements UserManager {
     if (s.description !== undefined) props.push(['Description', new dbus.Variant('s', s.description)]);
     if (s.oomPolicy !== undefined) props.push(['OOMPolicy', new dbus.Variant('s', s.oomPolicy)]);
     await this.runJob('starting', s.name, 'StartTransientUnit', 'ssa(sv)a(sa(sv))', [s.name, 'fail', props, []]);
+  }
+
+  async startTransientService(name: string, props: readonly TransientProperty[]): Promise<void> {
+    const variants = props.map(([n, sig, value]) => [n, new dbus.Variant(sig, value)] as [string, dbus.Variant]);
+    await this.runJob('starting', name, 'StartTransientUnit', 'ssa(sv)a(sa(sv))', [name, 'fail', variants, []]);
   }
 
   async reload(): Promise<void> {

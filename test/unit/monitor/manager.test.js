@@ -1,0 +1,121 @@
+// @ts-check
+'use strict';
+// Issue 13: the monitor manager over a fake systemd and real files: a tail's matches reach the
+// inbox coalesced; reuse, replace, quarantine; a spawn is a transient service whose exit and
+// crash loop are told; stop and the session's end. The real systemd is the guest's (48-monitor).
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { MonitorManager, MonitorRequestError } = require('../../../dist/monitor/manager.js');
+
+const MiB = 2 ** 20;
+const settle = (ms = 0) => new Promise((r) => setTimeout(r, ms));
+
+function setup(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-monmgr-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const started = [];
+  const stopped = [];
+  const notices = [];
+  const watched = new Set();
+  const units = new Map();
+  const m = new MonitorManager({
+    recordsDir: path.join(dir, 'records'), outputDir: path.join(dir, 'out'),
+    startTransientService: async (name, props) => { started.push({ name, props: new Map(props.map(([n, , v]) => [n, v])) }); units.set(name, { activeState: 'active', invocationId: 'f'.repeat(32) }); },
+    stopUnit: async (name) => { stopped.push(name); units.set(name, { activeState: 'inactive', result: 'success', execMainCode: 2, execMainStatus: 15 }); },
+    getUnit: async (name) => units.get(name),
+    watchFile: (f) => watched.add(f), unwatchFile: (f) => watched.delete(f),
+    session: (id) => (id === 'fix' ? { id: 'fix', unit: 'sb-fix.scope', invocationId: 'a'.repeat(32), slice: 'sessions.slice', memoryHigh: 512 * MiB } : undefined),
+    owner: { busName: ':1.7', epoch: 1 },
+    notify: (session, n) => notices.push({ session, ...n }),
+    resolveProgram: (name) => `/usr/bin/${name}`,
+    monotonicMs: () => performance.now(),
+    log: () => {},
+  });
+  t.after(() => m.close());
+  return { m, dir, started, stopped, notices, watched, units };
+}
+
+test('a tail: only matching new lines reach the inbox, coalesced into one notice', async (t) => {
+  const s = setup(t);
+  const log = path.join(s.dir, 'build.log');
+  fs.writeFileSync(log, 'old ERROR before the monitor\n');
+  const a = await s.m.start('fix', { type: 'tail', path: log, notifyOn: ['ERROR'], coalesceSeconds: 0.2, label: 'build' });
+  assert.equal(a.answer, 'created');
+  assert.ok(s.watched.has(log));
+  fs.appendFileSync(log, 'ok\nERROR one\n');
+  s.m.onFile(log);
+  fs.appendFileSync(log, 'ERROR two\n');
+  s.m.onFile(log);
+  await settle(400);
+  assert.equal(s.notices.length, 1);
+  assert.deepEqual(s.notices[0].lines, ['ERROR one', 'ERROR two']);
+  assert.equal(s.notices[0].text, 'build: 2 new lines matched');
+  assert.equal(s.notices[0].session, 'fix');
+});
+
+test('the same request again is reused; replace stops the first; parallel makes another', async (t) => {
+  const s = setup(t);
+  const req = { type: 'tail', path: path.join(s.dir, 'x.log') };
+  const a = await s.m.start('fix', req);
+  assert.deepEqual(await s.m.start('fix', req), { answer: 'reused', id: a.id, handle: a.handle });
+  const r = await s.m.start('fix', { ...req, reuse: 'replace' });
+  assert.equal(r.answer, 'replaced');
+  assert.equal(s.m.list('fix').find((x) => x.id === a.id)?.lifecycle, 'stopped');
+  assert.equal((await s.m.start('fix', { ...req, reuse: 'parallel' })).answer, 'created');
+});
+
+test('a poll with work in it is quarantined with the reason, and nothing runs', async (t) => {
+  const s = setup(t);
+  const a = await s.m.start('fix', { type: 'poll', argv: ['npm', 'install'], intervalS: 30 });
+  assert.equal(a.answer, 'quarantined');
+  assert.match(a.reason ?? '', /"npm install" is work/);
+  assert.equal(s.m.list('fix')[0]?.lifecycle, 'quarantined');
+  assert.deepEqual(s.started, []);
+});
+
+test('a spawn is a transient service of the session; its exit and a crash loop are told', async (t) => {
+  const s = setup(t);
+  const a = await s.m.start('fix', { type: 'spawn', argv: ['vite', '--port', '3000'], label: 'dev' });
+  assert.equal(s.started.length, 1);
+  const { name, props } = s.started[0];
+  assert.equal(name, `sb-monitor-${a.id}.service`);
+  assert.equal(props.get('Slice'), 'sessions.slice');
+  assert.deepEqual(props.get('ExecStart'), [['/usr/bin/vite', ['vite', '--port', '3000'], false]]);
+  assert.equal(props.get('MemoryHigh'), BigInt(512 * MiB));
+  assert.equal(s.m.list('fix')[0]?.unit?.invocationId, 'f'.repeat(32));
+  s.units.set(name, { activeState: 'failed', result: 'start-limit-hit', execMainCode: 1, execMainStatus: 1 });
+  await s.m.onUnit(name);
+  assert.equal(s.m.list('fix')[0]?.lifecycle, 'quarantined');
+  assert.match(s.notices.at(-1)?.text ?? '', /^dev: it crashed again and again/);
+});
+
+test('stop touches only its own unit; the session\'s end stops its spawns but not a detached one', async (t) => {
+  const s = setup(t);
+  const a = await s.m.start('fix', { type: 'spawn', argv: ['sleep', '1000'] });
+  const d = await s.m.start('fix', { type: 'spawn', argv: ['sleep', '2000'], detached: true });
+  await s.m.stop('fix', a.handle);
+  assert.deepEqual(s.stopped, [`sb-monitor-${a.id}.service`]);
+  await s.m.sessionEnded('fix');
+  assert.deepEqual(s.stopped, [`sb-monitor-${a.id}.service`], 'the detached spawn lives on');
+  assert.equal(s.m.list('fix').find((x) => x.id === d.id)?.lifecycle, 'running');
+});
+
+test('bad requests are said: unknown session, bad spec, a type not run here, an unknown handle', async (t) => {
+  const s = setup(t);
+  await assert.rejects(s.m.start('nobody', { type: 'tail', path: '/tmp/x' }), (e) => e instanceof MonitorRequestError && /no session "nobody"/.test(e.message));
+  await assert.rejects(s.m.start('fix', { type: 'tail', path: 'rel' }), /path: an absolute path/);
+  await assert.rejects(s.m.start('fix', { type: 'http', url: 'http://127.0.0.1:1/', intervalS: 30 }), /not yet run by this sbd/);
+  await assert.rejects(s.m.stop('fix', 'zzzz'), /no monitor "zzzz"/);
+});
+
+test('records survive: a new manager loads what the first saved', async (t) => {
+  const s = setup(t);
+  const a = await s.m.start('fix', { type: 'tail', path: path.join(s.dir, 'y.log'), label: 'y' });
+  const again = new MonitorManager(/** @type {any} */ ({ recordsDir: path.join(s.dir, 'records') }));
+  const { records, corrupt } = again.loadAll();
+  assert.equal(corrupt, 0);
+  assert.deepEqual(records.map((r) => [r.id, r.spec.label, r.lifecycle]), [[a.id, 'y', 'running']]);
+});
