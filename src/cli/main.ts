@@ -4,6 +4,8 @@
  * by running systemctl) and to sbd over its D-Bus interface.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import * as path from 'node:path';
+import type * as dbus from 'dbus-next';
 import { ConfigError, defaultConfigPath, loadConfig } from '../config/load';
 import type { Config } from '../config/schema';
 import { userBusAddress } from '../systemd/address';
@@ -14,6 +16,7 @@ import { formatChecks, runChecks } from './doctor';
 import { UsageError, exitCodeOf } from './errors';
 import { install, uninstall } from './install';
 import { runInbox } from './inbox';
+import { monitorList, monitorStart, monitorStop } from './monitor';
 import { runHolders, runReap } from './reap';
 import { runSession } from './run';
 import { status } from './status';
@@ -122,6 +125,65 @@ Examples:
       setExit(await watchIncidents(bus, o.json === true, say));
       bus.disconnect();
     });
+
+  const monitor = program
+    .command('monitor')
+    .description('Background work of a session\'s agent, owned by sbd: start a process (a transient service of the session\'s slice), tail a file, list and stop them. Notices of matching output go to the session\'s inbox (sbctl inbox). The session is --session or $SESSIONBRAKE_SESSION.');
+  const common = (c: Command): Command =>
+    c
+      .option('--session <name>', 'the session (default: $SESSIONBRAKE_SESSION)')
+      .option('--label <text>', 'a name for it in lists and notices')
+      .addOption(new Option('--reuse <mode>', 'when the same monitor already runs').choices(['return-existing', 'replace', 'parallel']).default('return-existing'))
+      .option('--reuse-key <key>', 'find the existing one by this key instead of by what it watches')
+      .option('--notify-on <regex...>', 'tell new output lines matching any of these')
+      .addOption(new Option('--coalesce <seconds>', 'matches within this span make one notice').argParser(durationS))
+      .addOption(new Option('--max-lines <n>', 'lines per notice at most').argParser(nonNegativeInt))
+      .option('--expires-at <time>', 'stop it then (ISO 8601 with a zone, e.g. 2026-12-01T06:00:00Z)')
+      .option('--json', 'machine-readable output');
+  type Common = { session?: string; label?: string; reuse: string; reuseKey?: string; notifyOn?: string[]; coalesce?: number; maxLines?: number; expiresAt?: string; json?: boolean };
+  const shared = (o: Common): Record<string, unknown> => ({
+    reuse: o.reuse,
+    ...(o.label !== undefined ? { label: o.label } : {}),
+    ...(o.reuseKey !== undefined ? { reuseKey: o.reuseKey } : {}),
+    ...(o.notifyOn !== undefined ? { notifyOn: o.notifyOn } : {}),
+    ...(o.coalesce !== undefined ? { coalesceSeconds: o.coalesce } : {}),
+    ...(o.maxLines !== undefined ? { maxLines: o.maxLines } : {}),
+    ...(o.expiresAt !== undefined ? { expiresAt: o.expiresAt } : {}),
+  });
+  const withBus = async (f: (bus: dbus.MessageBus) => Promise<number>): Promise<void> => {
+    const bus = await connectBus(userBusAddress(process.env));
+    try {
+      setExit(await f(bus));
+    } finally {
+      bus.disconnect();
+    }
+  };
+  common(monitor.command('start').description('Start CMD as a monitored transient service of the session (its own brake, cleaned up whole, restarted on a crash up to a limit, then quarantined). Its output goes to a file sbd tails.'))
+    .option('--detached', 'keep it running after the session ends')
+    .argument('<cmd...>', 'the program and its arguments (after --)')
+    .action(async (cmd: string[], o: Common & { detached?: boolean }) => withBus((bus) => monitorStart(bus, o.session, { type: 'spawn', argv: cmd, ...shared(o), ...(o.detached ? { detached: true } : {}) }, o.json === true, process.env, say)));
+  common(monitor.command('tail').description('Tell lines appended to FILE that match --notify-on (by byte offset: after a restart of sbd it resumes where it stopped).'))
+    .option('--from-start', 'read the file from its start, not from its end')
+    .argument('<file>', 'the file (absolute, or relative to here)')
+    .action(async (file: string, o: Common & { fromStart?: boolean }) => withBus((bus) => monitorStart(bus, o.session, { type: 'tail', path: path.resolve(file), ...shared(o), ...(o.fromStart ? { fromStart: true } : {}) }, o.json === true, process.env, say)));
+  common(monitor.command('poll').description('Run a fast read-only probe every --interval seconds (a probe with work in it, a shell or shell syntax is quarantined with the reason).'))
+    .addOption(new Option('--interval <seconds>', 'between ticks (at least 5 s)').argParser(durationS).makeOptionMandatory())
+    .argument('<cmd...>', 'the probe and its arguments (after --)')
+    .action(async (cmd: string[], o: Common & { interval: number }) => withBus((bus) => monitorStart(bus, o.session, { type: 'poll', argv: cmd, intervalS: o.interval, ...shared(o) }, o.json === true, process.env, say)));
+  monitor
+    .command('list')
+    .description('The session\'s monitors: handle, label, type, state and why.')
+    .option('--session <name>', 'the session (default: $SESSIONBRAKE_SESSION)')
+    .option('--all', 'every session\'s')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { session?: string; all?: boolean; json?: boolean }) => withBus((bus) => monitorList(bus, o.session, o.all === true, o.json === true, process.env, say)));
+  monitor
+    .command('stop')
+    .description('Stop one monitor: its own unit (its whole process tree) or its watch; nothing else.')
+    .argument('<handle>', 'its handle, id or label')
+    .option('--session <name>', 'the session (default: $SESSIONBRAKE_SESSION)')
+    .option('--json', 'machine-readable output')
+    .action(async (handle: string, o: { session?: string; json?: boolean }) => withBus((bus) => monitorStop(bus, o.session, handle, o.json === true, process.env, say)));
 
   program
     .command('inbox')

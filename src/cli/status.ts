@@ -18,7 +18,7 @@ export const EXIT_NOT_RUNNING = 3;
 export const EXIT_NO_SUCH_SESSION = 4;
 
 /** One call to sbd's interface; the reply's arguments. */
-async function callService(bus: dbus.MessageBus, iface: string, member: string, signature: string, body: unknown[]): Promise<unknown[]> {
+export async function callService(bus: dbus.MessageBus, iface: string, member: string, signature: string, body: unknown[]): Promise<unknown[]> {
   const reply = await bus.call(new dbus.Message({ destination: SERVICE_NAME, path: SERVICE_PATH, interface: iface, member, signature, body }));
   return (reply?.body ?? []) as unknown[];
 }

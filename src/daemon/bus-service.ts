@@ -9,7 +9,8 @@
 import * as dbus from 'dbus-next';
 import type { ServiceHealth, SessionRow, SliceRow } from '../sessions/status';
 import { SERVICE_INTERFACE, SERVICE_NAME, SERVICE_PATH } from './bus-name';
-import { INCIDENT_SIGNATURE, type IncidentArgs, SESSION_SIGNATURE, SLICE_SIGNATURE, type SessionTuple, type SliceTuple, incidentToBus, sessionToBus, sliceToBus, usecToBus } from './bus-types';
+import { MonitorRequestError, type MonitorManager } from '../monitor/manager';
+import { INCIDENT_SIGNATURE, figuresFromBus, type IncidentArgs, SESSION_SIGNATURE, SLICE_SIGNATURE, type SessionTuple, type SliceTuple, incidentToBus, sessionToBus, sliceToBus, usecToBus } from './bus-types';
 import type { InboxEntry } from '../inbox/store';
 import type { Incident } from './incidents';
 
@@ -26,9 +27,52 @@ export interface StatusSource {
   slices(): SliceRow[] | undefined;
 }
 
+/** The error name sbctl maps to exit code 2: the request cannot be met as asked. */
+export const BAD_REQUEST = 'dev.sessionbrake.Error.BadRequest';
+
+/** One monitor in ListMonitors: id, handle, label, type, lifecycle, reason, unit, session. */
+export const MONITOR_SIGNATURE = '(ssssssss)';
+export type MonitorTuple = [string, string, string, string, string, string, string, string];
+
 class ManagerInterface extends dbus.interface.Interface {
-  constructor(private readonly source: StatusSource) {
+  constructor(
+    private readonly source: StatusSource,
+    private readonly monitors: MonitorManager | undefined,
+  ) {
     super(SERVICE_INTERFACE);
+  }
+
+  private mons(): MonitorManager {
+    if (!this.monitors) throw new dbus.DBusError(BAD_REQUEST, 'this sbd runs no monitors');
+    return this.monitors;
+  }
+
+  private static asBusError(err: unknown): Error {
+    return err instanceof MonitorRequestError ? new dbus.DBusError(BAD_REQUEST, err.message) : (err as Error);
+  }
+
+  /** StartMonitor(session, spec a{sv}) -> (answer, id, handle, reason): created, reused, replaced or quarantined. */
+  async StartMonitor(session: string, spec: Record<string, dbus.Variant>): Promise<[string, string, string, string]> {
+    try {
+      const a = await this.mons().start(session, figuresFromBus(spec));
+      return [a.answer, a.id, a.handle, a.reason ?? ''];
+    } catch (err) {
+      throw ManagerInterface.asBusError(err);
+    }
+  }
+
+  /** ListMonitors(session; "" for all) -> the monitors with their lifecycle. */
+  ListMonitors(session: string): MonitorTuple[] {
+    return this.mons().list(session === '' ? undefined : session).map((m) => [m.id, m.handle, m.spec.label ?? '', m.spec.type, m.lifecycle, m.reason ?? '', m.unit?.name ?? '', m.sessionId]);
+  }
+
+  /** StopMonitor(session, handle) -> its lifecycle now. Only its own unit or watch is touched. */
+  async StopMonitor(session: string, handle: string): Promise<string> {
+    try {
+      return (await this.mons().stop(session, handle)).lifecycle;
+    } catch (err) {
+      throw ManagerInterface.asBusError(err);
+    }
   }
 
   get Version(): string {
@@ -105,6 +149,9 @@ ManagerInterface.configureMembers({
   methods: {
     ListSessions: { inSignature: '', outSignature: `a${SESSION_SIGNATURE}` },
     ListSlices: { inSignature: '', outSignature: `a${SLICE_SIGNATURE}` },
+    StartMonitor: { inSignature: 'sa{sv}', outSignature: '(ssss)' },
+    ListMonitors: { inSignature: 's', outSignature: `a${MONITOR_SIGNATURE}` },
+    StopMonitor: { inSignature: 'ss', outSignature: 's' },
   },
   signals: { Incident: { signature: INCIDENT_SIGNATURE }, Notice: { signature: NOTICE_SIGNATURE } },
 });
@@ -115,8 +162,8 @@ export interface BusService {
 }
 
 /** Export the interface and take the well-known name; throws when another sbd runs. */
-export async function exportService(bus: dbus.MessageBus, source: StatusSource): Promise<BusService> {
-  const iface = new ManagerInterface(source);
+export async function exportService(bus: dbus.MessageBus, source: StatusSource, monitors?: MonitorManager): Promise<BusService> {
+  const iface = new ManagerInterface(source, monitors);
   bus.export(SERVICE_PATH, iface);
   const reply = await bus.requestName(SERVICE_NAME, DO_NOT_QUEUE);
   if (reply !== PRIMARY_OWNER) {

@@ -114,7 +114,7 @@ function figureToBus(v: unknown): Variant | undefined {
   return undefined;
 }
 
-function figuresToBus(o: Record<string, unknown>): Record<string, Variant> {
+export function figuresToBus(o: Record<string, unknown>): Record<string, Variant> {
   const out: Record<string, Variant> = {};
   for (const [k, v] of Object.entries(o)) {
     const variant = figureToBus(v);
@@ -131,7 +131,7 @@ function figureFromBus(v: Variant): unknown {
   return v.value;
 }
 
-function figuresFromBus(o: Record<string, Variant>): Record<string, unknown> {
+export function figuresFromBus(o: Record<string, Variant>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) out[k] = figureFromBus(v);
   return out;

@@ -17,6 +17,7 @@ import { SessionFeed } from '../stall/feed';
 import { DbusUserManager } from '../systemd/user-manager';
 import { VERSION } from '../version';
 import { type BusService, exportService } from './bus-service';
+import { recoverMonitors, startMonitors } from './monitors';
 import { BrakeController } from './controller';
 import { Incidents } from './incidents';
 import { FreezeWatch } from './freeze-watch';
@@ -98,6 +99,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const feeds = new Map<string, SessionFeed>();
   const byFile = new Map<string, Session>();
   const watch = new FileWatch(({ path: file, kind }) => {
+    if (monitorFile(file, kind)) return;
     if (slices.onFile(file, kind)) return;
     const s = byFile.get(file);
     if (!s) return;
@@ -125,6 +127,26 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     if (file.endsWith('memory.events.local')) oomKills.check(s); // or the kernel's OOM killer struck
   });
   watch.unref();
+  // The agents' background work (issue 13): monitors, on the same watch and unit events.
+  const monitorWiring = {
+    env, manager, registry, log, bus: () => busService,
+    watchFile: (file: string) => watch.add(file),
+    unwatchFile: (file: string) => void watch.remove(file),
+    owner: { busName: (bus as unknown as { name?: string }).name ?? '', epoch: Date.now() },
+  };
+  const monitors = startMonitors(monitorWiring);
+  const monitorFile = (file: string, kind: string): boolean => {
+    if (!monitors.onFile(file)) return false;
+    if (kind === 'gone') {
+      // rotated or replaced: watch the new file (read from its start on the next change)
+      try {
+        watch.add(file);
+      } catch {
+        /* not there yet: a later start of the monitor watches it */
+      }
+    }
+    return true;
+  };
   // One level up (design.md §11): each configured slice with sessions, and the machine.
   const slices = new SliceArbiter({
     config,
@@ -226,7 +248,8 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   for (const unit of Object.keys(saved)) if (!registry.get(unit)) save(unit, undefined);
   const records = recordsDir(env);
   if (records) for (const unit of recordedUnits(records)) if (!registry.get(unit)) removeRecord(records, unit);
-  busService = await exportService(bus, { health, sessions: sessionRows, slices: sliceRows });
+  await recoverMonitors(monitors, monitorWiring);
+  busService = await exportService(bus, { health, sessions: sessionRows, slices: sliceRows }, monitors);
   log.info({ event: 'ready', sessions: registry.size, slices: config.slices, observeOnly: config.observeOnly, feed: feedMode(), version: VERSION }, 'sbd ready');
   notify('READY=1');
   updateStatus();
@@ -236,6 +259,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     stop: () => {
       stopWatchdog();
       freeze.stop();
+      monitors.close();
       slices.stop();
       for (const f of feeds.values()) f.stop();
       watch.close();

@@ -15,7 +15,8 @@ import { decideReuse, handleOf, newMonitorId, resolveHandle, sourceHash } from '
 import { type Pending, addLines, compileMatchers, dueAtMs, flush } from './notices';
 import { judgeProbe } from './safety';
 import { type MonitorSpec, OUTPUT_CAP_BYTES, expiresAtMs, parseMonitorSpec } from './spec';
-import { type MonitorRecord, loadRecords, saveRecord } from './store';
+import type { RecoveryPlan } from './recovery';
+import { type CorruptRecord, type MonitorRecord, archiveRecord, loadRecords, removeRecord, saveRecord } from './store';
 import { readAppended } from './tail-read';
 import { spawnUnitName, spawnUnitProperties } from './unit';
 
@@ -68,11 +69,53 @@ export class MonitorManager {
 
   constructor(private readonly host: MonitorHost) {}
 
+  private corrupt: CorruptRecord[] = [];
+
   /** The records on disk (after a restart); what to do with them is recovery's (monitor/recovery.ts). */
   loadAll(): { records: MonitorRecord[]; corrupt: number } {
     const { records, corrupt } = loadRecords(this.host.recordsDir);
     for (const r of records) this.records.set(r.id, r);
+    this.corrupt = corrupt;
     return { records, corrupt: corrupt.length };
+  }
+
+  /** Carry out a recovery plan: resume, reuse, expire, quarantine, report gone, compact. */
+  apply(plan: RecoveryPlan): void {
+    for (const c of this.corrupt) archiveRecord(this.host.recordsDir, c.file, c.why); // kept aside with why, never dropped
+    this.corrupt = [];
+    for (const { id, action, why } of plan.actions) {
+      const r = this.records.get(id);
+      if (!r) continue;
+      const name = r.spec.label ?? this.handle(id);
+      switch (action) {
+        case 'resume':
+          if (r.spec.type === 'tail') {
+            this.follow(id, r.spec.path);
+            this.onFile(r.spec.path); // what came while sbd was away, from the saved offset
+          }
+          break;
+        case 'reuse':
+          this.follow(id, path.join(this.host.outputDir, `${id}.log`));
+          this.onFile(path.join(this.host.outputDir, `${id}.log`));
+          break;
+        case 'await-confirmation':
+        case 'expire':
+        case 'quarantine':
+        case 'report-gone': {
+          const lifecycle = action === 'await-confirmation' ? 'awaiting-confirmation' : action === 'expire' ? 'expired' : action === 'quarantine' ? 'quarantined' : 'gone';
+          this.save({ ...r, lifecycle, reason: why });
+          if (action === 'expire' && r.unit) void this.host.stopUnit(r.unit.name).catch(() => undefined);
+          if (action === 'report-gone' || action === 'quarantine') this.host.notify(r.sessionId, { atMs: Date.now(), from: this.handle(id), kind: lifecycle, text: `${name}: ${why}` });
+          break;
+        }
+        case 'compact':
+          this.records.delete(id);
+          removeRecord(this.host.recordsDir, id);
+          break;
+        case 'keep':
+          break;
+      }
+    }
   }
 
   list(sessionId?: string): Array<MonitorRecord & { handle: string }> {
@@ -224,8 +267,10 @@ export class MonitorManager {
     if (!r || !live(r)) return;
     const info = await this.host.getUnit(unit);
     if (info && (info.activeState === 'active' || info.activeState === 'activating' || info.activeState === 'reloading')) return;
+    // A unit systemd has unloaded ended well: it collects inactive units, never failed ones
+    // (CollectMode=inactive, the default), so the receipt of a gone unit is a clean exit.
     const code = info?.execMainCode === 2 || info?.execMainCode === 3 ? 'killed' : 'exited';
-    const exit = { code, status: info?.execMainStatus ?? -1 };
+    const exit = { code, status: info ? (info.execMainStatus ?? 0) : 0 };
     const crashLoop = info?.result === 'start-limit-hit';
     const lifecycle = crashLoop ? 'quarantined' : 'stopped';
     const reason = crashLoop ? 'it crashed again and again: systemd stopped restarting it (start-limit-hit); sbctl monitor recover decides' : `it ${code === 'killed' ? 'was killed by signal' : 'exited with status'} ${exit.status}`;

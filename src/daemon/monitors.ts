@@ -1,0 +1,82 @@
+/**
+ * sbd's monitors wired to the rest (issue 13): records under the state directory, spawn output
+ * under the runtime directory, the shared FileWatch, systemd's unit events, the session registry
+ * and the inbox. At start, the records found are recovered conservatively (monitor/recovery.ts)
+ * and one summary line is logged.
+ */
+import * as path from 'node:path';
+import { appendNotice, inboxDir } from '../inbox/store';
+import { MonitorManager } from '../monitor/manager';
+import { planRecovery } from '../monitor/recovery';
+import { monitorsDir } from '../monitor/store';
+import type { SessionRegistry } from '../sessions/registry';
+import type { UserManager } from '../systemd/types';
+import { monotonicMs } from '../util/clock';
+import type { BusService } from './bus-service';
+import type { Logger } from './log';
+import { onPath } from '../util/on-path';
+
+export interface MonitorWiring {
+  env: NodeJS.ProcessEnv;
+  manager: UserManager;
+  registry: SessionRegistry;
+  watchFile(file: string): void;
+  unwatchFile(file: string): void;
+  bus(): BusService | undefined;
+  owner: { busName: string; epoch: number };
+  log: Logger;
+}
+
+export function startMonitors(w: MonitorWiring): MonitorManager {
+  const runtime = w.env.XDG_RUNTIME_DIR;
+  const inbox = inboxDir(w.env);
+  const monitors = new MonitorManager({
+    recordsDir: monitorsDir(w.env),
+    outputDir: runtime ? path.join(runtime, 'sessionbrake', 'monitors') : path.join(monitorsDir(w.env), 'output'),
+    startTransientService: (name, props) => w.manager.startTransientService(name, props),
+    stopUnit: (name) => w.manager.stopUnit(name),
+    getUnit: (name) => w.manager.getUnit(name),
+    watchFile: w.watchFile,
+    unwatchFile: w.unwatchFile,
+    session: (id) => {
+      const s = w.registry.get(id);
+      return s ? { id: s.id, unit: s.unit, invocationId: s.invocationId, slice: s.slice, memoryHigh: s.memoryHigh } : undefined;
+    },
+    owner: w.owner,
+    notify: (session, notice) => {
+      try {
+        w.bus()?.emitNotice(session, appendNotice(inbox, session, notice));
+      } catch (err) {
+        w.log.warn({ event: 'inbox-not-written', session, err }, "cannot write the session's inbox");
+      }
+    },
+    resolveProgram: (name) => onPath(name, w.env.PATH),
+    monotonicMs,
+    log: (level, msg, fields) => w.log[level](fields, msg),
+  });
+  w.manager.onUnitEvent((e) => {
+    if (!e.unit.startsWith('sb-monitor-') || e.type === 'unit-new') return;
+    monitors.onUnit(e.unit).catch((err: unknown) => w.log.warn({ unit: e.unit, err }, "reading a monitor's unit failed"));
+  });
+  w.registry.on('removed', (s) => {
+    monitors.sessionEnded(s.id).catch((err: unknown) => w.log.warn({ session: s.id, err }, "ending a session's monitors failed"));
+  });
+  return monitors;
+}
+
+/** After the registry's first listing: recover what is on record; one summary line. */
+export async function recoverMonitors(monitors: MonitorManager, w: MonitorWiring): Promise<void> {
+  const { records, corrupt } = monitors.loadAll();
+  const views = await Promise.all(records.map(async (r) => {
+    const s = w.registry.get(r.sessionId);
+    const unit = r.unit ? await w.manager.getUnit(r.unit.name).catch(() => undefined) : undefined;
+    return {
+      id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: s !== undefined && s.invocationId === r.sessionInvocation,
+      expiresAtMs: r.spec.expiresAt ? Date.parse(r.spec.expiresAt) : undefined,
+      unit: unit ? { activeState: unit.activeState, result: unit.result ?? '' } : undefined,
+    };
+  }));
+  const plan = planRecovery(views, corrupt, Date.now());
+  monitors.apply(plan);
+  w.log.info({ event: 'monitors-recovered', actions: plan.actions }, plan.summary);
+}
