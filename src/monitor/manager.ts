@@ -261,8 +261,20 @@ export class MonitorManager {
     });
   }
 
-  /** A unit changed (systemd's signal): a spawn's exit receipt and crash-loop fuse. */
-  async onUnit(unit: string): Promise<void> {
+  private readonly unitChecks = new Map<string, Promise<void>>();
+
+  /** A unit changed (systemd's signal): a spawn's exit receipt and crash-loop fuse. One check
+   * of a unit at a time (a transition comes as several PropertiesChanged): told once. */
+  onUnit(unit: string): Promise<void> {
+    const next = (this.unitChecks.get(unit) ?? Promise.resolve()).then(() => this.checkUnit(unit));
+    this.unitChecks.set(unit, next);
+    void next.finally(() => {
+      if (this.unitChecks.get(unit) === next) this.unitChecks.delete(unit);
+    }).catch(() => undefined);
+    return next;
+  }
+
+  private async checkUnit(unit: string): Promise<void> {
     const r = [...this.records.values()].find((x) => x.unit?.name === unit);
     if (!r || !live(r)) return;
     const info = await this.host.getUnit(unit);

@@ -119,3 +119,12 @@ test('records survive: a new manager loads what the first saved', async (t) => {
   assert.equal(corrupt, 0);
   assert.deepEqual(records.map((r) => [r.id, r.spec.label, r.lifecycle]), [[a.id, 'y', 'running']]);
 });
+
+test('a transition told by several PropertiesChanged at once is told to the agent once', async (t) => {
+  const s = setup(t);
+  const a = await s.m.start('fix', { type: 'spawn', argv: ['make', 'serve'], label: 'srv' });
+  const name = `sb-monitor-${a.id}.service`;
+  s.units.set(name, { activeState: 'failed', result: 'exit-code', execMainCode: 1, execMainStatus: 2 });
+  await Promise.all([s.m.onUnit(name), s.m.onUnit(name), s.m.onUnit(name)]);
+  assert.deepEqual(s.notices.map((n) => n.text), ['srv: it exited with status 2']);
+});
