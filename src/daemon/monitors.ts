@@ -73,7 +73,7 @@ export async function recoverMonitors(monitors: MonitorManager, w: MonitorWiring
     return {
       id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: s !== undefined && s.invocationId === r.sessionInvocation,
       expiresAtMs: r.spec.expiresAt ? Date.parse(r.spec.expiresAt) : undefined,
-      unit: unit ? { activeState: unit.activeState, result: unit.result ?? '' } : undefined,
+      unit: unit ? { activeState: unit.activeState, result: unit.result ?? '', nRestarts: unit.nRestarts } : undefined,
     };
   }));
   const plan = planRecovery(views, corrupt, Date.now());

@@ -18,7 +18,7 @@ import { type MonitorSpec, OUTPUT_CAP_BYTES, expiresAtMs, parseMonitorSpec } fro
 import type { RecoveryPlan } from './recovery';
 import { type CorruptRecord, type MonitorRecord, archiveRecord, loadRecords, removeRecord, saveRecord } from './store';
 import { readAppended } from './tail-read';
-import { spawnUnitName, spawnUnitProperties } from './unit';
+import { CRASH_LOOP_BURST, spawnUnitName, spawnUnitProperties } from './unit';
 
 /** What a monitor's session is to the manager. */
 export interface MonitorSession {
@@ -283,7 +283,10 @@ export class MonitorManager {
     // (CollectMode=inactive, the default), so the receipt of a gone unit is a clean exit.
     const code = info?.execMainCode === 2 || info?.execMainCode === 3 ? 'killed' : 'exited';
     const exit = { code, status: info ? (info.execMainStatus ?? 0) : 0 };
-    const crashLoop = info?.result === 'start-limit-hit';
+    // The fuse blew: systemd refused the next automatic restart. Its Result says so only where no
+    // earlier failure set it: on an auto-restart systemd 252 keeps "exit-code" (guest 48), so the
+    // restarts it made count too.
+    const crashLoop = info?.result === 'start-limit-hit' || (info?.activeState === 'failed' && (info.nRestarts ?? 0) >= CRASH_LOOP_BURST);
     const lifecycle = crashLoop ? 'quarantined' : 'stopped';
     const reason = crashLoop ? 'it crashed again and again: systemd stopped restarting it (start-limit-hit); sbctl monitor recover decides' : `it ${code === 'killed' ? 'was killed by signal' : 'exited with status'} ${exit.status}`;
     this.save({ ...r, lifecycle, reason, exit });

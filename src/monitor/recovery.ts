@@ -7,6 +7,7 @@
  * session is gone are compacted. One summary line for the lot, not one notice per record.
  */
 import type { MonitorType } from './spec';
+import { CRASH_LOOP_BURST } from './unit';
 
 export type Lifecycle = 'running' | 'suspended' | 'awaiting-confirmation' | 'quarantined' | 'stopped' | 'expired' | 'gone';
 
@@ -19,7 +20,7 @@ export interface RecordView {
   /** The session it belongs to still exists. */
   sessionLive: boolean;
   /** For a spawn: its unit's state now (from systemd), undefined when the unit is gone. */
-  unit?: { activeState: string; result: string } | undefined;
+  unit?: { activeState: string; result: string; nRestarts?: number | undefined } | undefined;
 }
 
 export type RecoveryAction = 'resume' | 'reuse' | 'await-confirmation' | 'expire' | 'quarantine' | 'report-gone' | 'compact' | 'keep';
@@ -37,7 +38,7 @@ function decide(r: RecordView, nowMs: number): { action: RecoveryAction; why: st
   switch (r.type) {
     case 'spawn':
       if (r.unit === undefined) return { action: 'report-gone', why: 'its unit is gone: never replayed' };
-      if (r.unit.result === 'start-limit-hit') return { action: 'quarantine', why: 'its unit hit the start limit (crash loop)' };
+      if (r.unit.result === 'start-limit-hit' || (r.unit.activeState === 'failed' && (r.unit.nRestarts ?? 0) >= CRASH_LOOP_BURST)) return { action: 'quarantine', why: 'its unit hit the start limit (crash loop)' };
       if (r.unit.activeState === 'active' || r.unit.activeState === 'activating' || r.unit.activeState === 'reloading') return { action: 'reuse', why: 'its process lives on in its unit' };
       return { action: 'report-gone', why: `its unit is ${r.unit.activeState} (${r.unit.result}): never replayed` };
     case 'poll':

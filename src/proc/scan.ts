@@ -34,9 +34,21 @@ export function markerOf(pid: number, procRoot = '/proc'): string | undefined {
   }
 }
 
-/** This user's processes whose marker is `id`. */
+/** The variable that marks a process as a monitor's (its unit's fate is the monitor manager's). */
+export const MONITOR_MARKER = 'SESSIONBRAKE_MONITOR';
+
+/** This user's processes whose marker is `id`, except those of the session's monitors: a
+ * monitor's unit ends with the session unless detached (monitor/manager.ts), not by the reaper. */
 export function markedWith(id: string, procRoot = '/proc'): ProcInfo[] {
-  return ownProcesses(procRoot).filter((p) => markerOf(p.pid, procRoot) === id);
+  return ownProcesses(procRoot).filter((p) => {
+    let environ: Buffer;
+    try {
+      environ = fs.readFileSync(path.join(procRoot, String(p.pid), 'environ'));
+    } catch {
+      return false;
+    }
+    return environValue(environ, MARKER) === id && environValue(environ, MONITOR_MARKER) === undefined;
+  });
 }
 
 /** True when `p` is `root` or below it (both absolute and normalised). */

@@ -20,6 +20,8 @@ export interface UnitInfo {
   execMainStatus?: number | undefined;
   /** A service's MainPID (0 when none). */
   mainPid?: number | undefined;
+  /** A service's NRestarts: automatic restarts since it was started. */
+  nRestarts?: number | undefined;
 }
 
 /** A property of a transient unit as StartTransientUnit takes it: name, D-Bus signature, value. */

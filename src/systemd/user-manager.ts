@@ -188,7 +188,7 @@ export class DbusUserManager implements UserManager {
         memoryHigh: limitFromBus(v<bigint>('MemoryHigh') ?? 0xffff_ffff_ffff_ffffn),
         memoryMax: limitFromBus(v<bigint>('MemoryMax') ?? 0xffff_ffff_ffff_ffffn),
         memorySwapMax: limitFromBus(v<bigint>('MemorySwapMax') ?? 0xffff_ffff_ffff_ffffn),
-        ...(kind === 'Service' ? { result: v<string>('Result'), execMainCode: v<number>('ExecMainCode'), execMainStatus: v<number>('ExecMainStatus'), mainPid: v<number>('MainPID') } : {}),
+        ...(kind === 'Service' ? { result: v<string>('Result'), execMainCode: v<number>('ExecMainCode'), execMainStatus: v<number>('ExecMainStatus'), mainPid: v<number>('MainPID'), nRestarts: v<number>('NRestarts') } : {}),
       };
     } catch (err) {
       if (err instanceof dbus.DBusError && /UnknownObject|NoSuchUnit|UnknownInterface/.test(err.type)) return undefined;

@@ -128,3 +128,16 @@ test('a transition told by several PropertiesChanged at once is told to the agen
   await Promise.all([s.m.onUnit(name), s.m.onUnit(name), s.m.onUnit(name)]);
   assert.deepEqual(s.notices.map((n) => n.text), ['srv: it exited with status 2']);
 });
+
+test('the crash-loop fuse as systemd 252 reports it: failed, Result exit-code, NRestarts at the burst', async (t) => {
+  const s = setup(t);
+  const a = await s.m.start('fix', { type: 'spawn', argv: ['node', '-e', 'process.exit(3)'], label: 'crashy' });
+  const name = `sb-monitor-${a.id}.service`;
+  s.units.set(name, { activeState: 'activating', result: 'exit-code', execMainCode: 1, execMainStatus: 3, nRestarts: 1 });
+  await s.m.onUnit(name);
+  assert.equal(s.m.list('fix')[0]?.lifecycle, 'running', 'between two automatic restarts it still runs');
+  s.units.set(name, { activeState: 'failed', result: 'exit-code', execMainCode: 1, execMainStatus: 3, nRestarts: 3 });
+  await s.m.onUnit(name);
+  assert.equal(s.m.list('fix')[0]?.lifecycle, 'quarantined');
+  assert.match(s.notices.at(-1)?.text ?? '', /^crashy: it crashed again and again/);
+});

@@ -47,3 +47,8 @@ test('one summary line in the issue\'s words', () => {
   assert.equal(plan.summary, 'monitors after the restart: 2 resumed, 1 reused, 3 expired, 2 quarantined, 4 stale records compacted');
   assert.equal(planRecovery([], 0, NOW).summary, 'monitors after the restart: none on record');
 });
+
+test('after a restart, a unit failed at the start limit with Result exit-code (systemd 252) is quarantined', () => {
+  const plan = planRecovery([r('loop', 'spawn', { unit: { activeState: 'failed', result: 'exit-code', nRestarts: 3 } }), r('once', 'spawn', { unit: { activeState: 'failed', result: 'exit-code', nRestarts: 0 } })], 0, NOW);
+  assert.deepEqual(plan.actions.map((a) => a.action), ['quarantine', 'report-gone']);
+});
