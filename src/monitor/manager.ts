@@ -279,6 +279,8 @@ export class MonitorManager {
     if (!r || !live(r)) return;
     const info = await this.host.getUnit(unit);
     if (info && (info.activeState === 'active' || info.activeState === 'activating' || info.activeState === 'reloading')) return;
+    const now = this.records.get(r.id);
+    if (!now || !live(now)) return; // stopped by us meanwhile: that stop is the receipt, not an exit
     // A unit systemd has unloaded ended well: it collects inactive units, never failed ones
     // (CollectMode=inactive, the default), so the receipt of a gone unit is a clean exit.
     const code = info?.execMainCode === 2 || info?.execMainCode === 3 ? 'killed' : 'exited';
@@ -299,14 +301,15 @@ export class MonitorManager {
     const found = resolveHandle(this.list(sessionId), handleOrId);
     if ('error' in found) throw new MonitorRequestError(found.error);
     const r = this.must(found.id);
+    // saved first: the unit's own end, told by systemd while it stops, is then not taken for an exit
+    const stopped: MonitorRecord = { ...r, lifecycle: 'stopped', reason: why };
+    this.save(stopped);
     if (r.spec.type === 'spawn' && r.unit) {
       this.unfollow(path.join(this.host.outputDir, `${r.id}.log`));
       await this.host.stopUnit(r.unit.name).catch((err: unknown) => this.host.log('warn', 'stopping a monitor unit failed', { monitor: r.id, unit: r.unit?.name, err }));
     } else if (r.spec.type === 'tail') {
       this.unfollow(r.spec.path);
     }
-    const stopped: MonitorRecord = { ...r, lifecycle: 'stopped', reason: why };
-    this.save(stopped);
     return stopped;
   }
 

@@ -141,3 +141,17 @@ test('the crash-loop fuse as systemd 252 reports it: failed, Result exit-code, N
   assert.equal(s.m.list('fix')[0]?.lifecycle, 'quarantined');
   assert.match(s.notices.at(-1)?.text ?? '', /^crashy: it crashed again and again/);
 });
+
+test('a unit that ends because we stopped it is not told as an exit, and keeps the stop\'s reason', async (t) => {
+  const s = setup(t);
+  const a = await s.m.start('fix', { type: 'spawn', argv: ['sleep', '1000'], label: 'late' });
+  const name = `sb-monitor-${a.id}.service`;
+  s.units.delete(name); // systemd's PropertiesChanged of its end is read while our stop is under way: the unit is gone
+  const reading = s.m.onUnit(name);
+  await s.m.sessionEnded('fix');
+  await reading;
+  const after = s.m.list('fix')[0];
+  assert.equal(after?.lifecycle, 'stopped');
+  assert.equal(after?.reason, 'its session ended');
+  assert.deepEqual(s.notices, [], 'our own stop is not an exit to tell');
+});
