@@ -10,6 +10,7 @@ import { figuresToBus } from '../daemon/bus-types';
 import { SERVICE_INTERFACE } from '../daemon/bus-name';
 import { onPath } from '../util/on-path';
 import { UsageError } from './errors';
+import { table } from './table';
 import { sessionOf } from './inbox';
 import { callService } from './status';
 
@@ -49,11 +50,6 @@ export async function monitorStart(bus: dbus.MessageBus, session: string | undef
   else say(`${answer} ${handle}${reason ? `: ${reason}` : ''}`);
   return 0;
 }
-
-const table = (rows: readonly string[][]): string => {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ')).join('\n');
-};
 
 export async function monitorList(bus: dbus.MessageBus, session: string | undefined, all: boolean, json: boolean, env: NodeJS.ProcessEnv, say: (l: string) => void): Promise<number> {
   const who = all ? '' : sessionOf(session, env);

@@ -17,11 +17,7 @@ import type { UserManager } from '../systemd/types';
 import { formatDuration } from '../util/duration';
 import { formatSize } from '../util/size';
 import { UsageError } from './errors';
-
-function table(rows: readonly string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ')).join('\n');
-}
+import { table } from './table';
 
 export function formatReap(rows: readonly ReapRow[]): string {
   const outcome = (r: ReapRow): string => (r.outcome === 'spared' ? `spared: ${r.why ?? ''}` : r.outcome);
