@@ -11,7 +11,7 @@ import { openCommands } from '../freeze/open-commands';
 import { type FreezeState, type Heartbeat, type Observation, type Telling, freezeStep, initialFreeze, processViewNeeded } from '../freeze/policy';
 import { parseStat } from '../proc/stat';
 import { systemClockTicks } from '../proc/system';
-import { readCgroupProcesses } from '../proc/table';
+import { processGone, readCgroupProcesses } from '../proc/table';
 import type { Session } from '../sessions/registry';
 import { monotonicMs } from '../util/clock';
 import type { Incidents } from './incidents';
@@ -21,8 +21,6 @@ interface Agent {
   name: string;
   cpuMs: number;
 }
-
-const gone = (err: unknown): boolean => ['ENOENT', 'ESRCH'].includes((err as NodeJS.ErrnoException | undefined)?.code ?? '');
 
 /**
  * The agent from its own /proc/PID/stat (utime + stime: its threads, not its children);
@@ -35,7 +33,7 @@ function readAgent(s: Session): Agent | undefined {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    if (gone(err)) return undefined;
+    if (processGone(err)) return undefined;
     throw err;
   }
   const st = parseStat(text, file);

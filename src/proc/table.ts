@@ -22,7 +22,8 @@ export interface ProcInfo {
   argv: string[];
 }
 
-function gone(err: unknown): boolean {
+/** The process exited under us (ENOENT from /proc, ESRCH): never an error of ours. */
+export function processGone(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   return code === 'ENOENT' || code === 'ESRCH';
 }
@@ -36,7 +37,7 @@ export function readProcess(pid: number, procRoot = '/proc'): ProcInfo | undefin
     const argv = parseCmdline(fs.readFileSync(path.join(dir, 'cmdline')));
     return { pid, ppid: stat.ppid, comm: stat.comm, uid, rssBytes: stat.rssPages * systemPageSize(), cpuTicks: stat.cpuTicks, startTicks: stat.startTicks, argv };
   } catch (err) {
-    if (gone(err)) return undefined;
+    if (processGone(err)) return undefined;
     throw err;
   }
 }
