@@ -46,6 +46,8 @@ export interface ControllerDeps {
   incidents: Incidents;
   /** All sessions (for the slice's room). */
   sessions(): Session[];
+  /** Is this session still watched (not forgotten)? One lookup; by default a search of sessions(). */
+  known?(session: Session): boolean;
   /** Persist this session's state (deadline, original brake, stop under way). */
   save(unit: string, s: SavedSession | undefined): void;
   log(level: 'info' | 'warn' | 'debug', msg: string, fields: Record<string, unknown>): void;
@@ -87,7 +89,7 @@ export class BrakeController {
 
   private persist(session: Session, feed: SessionFeed | undefined): void {
     // An action that ends after the session was forgotten (removed meanwhile) saves nothing.
-    if (!this.deps.sessions().includes(session)) return;
+    if (!(this.deps.known ? this.deps.known(session) : this.deps.sessions().includes(session))) return;
     const b = this.brake(session.unit);
     const deadline = feed?.state.deadline;
     if (deadline === undefined && b.originalHigh === undefined && !b.stopping) return this.deps.save(session.unit, undefined);

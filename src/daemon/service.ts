@@ -89,6 +89,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     manager,
     incidents,
     sessions: () => registry.list(),
+    known: (s) => registry.get(s.unit) === s, // per verdict: a map lookup, not a sorted list
     save,
     log: (level, msg, fields) => log[level](fields, msg),
   });

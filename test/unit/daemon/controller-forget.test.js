@@ -12,7 +12,7 @@ const { initialState } = require('../../../dist/stall/detector.js');
 const MiB = 2 ** 20;
 const settle = () => new Promise((r) => setImmediate(r));
 
-test('controller: a raise that fails after its session was forgotten saves nothing (its deadline stays out of the state file)', async () => {
+async function raiseFailsAfterForget(/** @type {boolean} */ withKnown) {
   const config = parseConfig({}, 'test');
   /** @type {Array<[string, unknown]>} */
   const saves = [];
@@ -24,6 +24,8 @@ test('controller: a raise that fails after its session was forgotten saves nothi
   let sessions = [session];
   const c = new BrakeController({
     config, manager: /** @type {any} */ (manager), incidents: /** @type {any} */ ({ tell: () => {} }), sessions: () => /** @type {any} */ (sessions),
+    // as the service wires it: one lookup by unit
+    ...(withKnown ? { known: (/** @type {any} */ x) => sessions.find((y) => y.unit === x.unit) === x } : {}),
     save: (unit, s) => saves.push([unit, s]), log: () => {},
   });
   const feed = { state: initialState(), lastVerdict: undefined, setState(s) { this.state = s; } };
@@ -41,4 +43,7 @@ test('controller: a raise that fails after its session was forgotten saves nothi
   await settle();
   assert.deepEqual(saves.slice(before), [], 'nothing saved for a forgotten session');
   assert.equal(c.stopping('f.scope'), false);
-});
+}
+
+test('controller: a raise that fails after its session was forgotten saves nothing (its deadline stays out of the state file)', () => raiseFailsAfterForget(false));
+test('controller: the same with the service\'s lookup of a known session', () => raiseFailsAfterForget(true));
