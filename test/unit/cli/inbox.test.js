@@ -13,10 +13,21 @@ const { formatNotice } = require('../../../dist/cli/inbox.js');
 
 const SBCTL = path.join(__dirname, '../../../dist/cli/main.js');
 
+/** A state home, removed after the test once every child given to `owns` has exited: a running
+ * `--follow` puts its inbox file back when it is deleted, so removing the directory under it fails
+ * with ENOTEMPTY (seen in CI). */
 function home(t) {
   const state = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-inboxcli-'));
-  t.after(() => fs.rmSync(state, { recursive: true, force: true }));
-  return { state, dir: path.join(state, 'sessionbrake', 'inbox'), env: { ...process.env, XDG_STATE_HOME: state, SESSIONBRAKE_SESSION: 'fix' } };
+  /** @type {import('node:child_process').ChildProcess[]} */
+  const children = [];
+  t.after(async () => {
+    await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null
+      ? undefined
+      : new Promise((r) => { c.once('close', r); c.kill('SIGKILL'); }))));
+    fs.rmSync(state, { recursive: true, force: true });
+  });
+  const owns = (child) => { children.push(child); return child; };
+  return { state, owns, dir: path.join(state, 'sessionbrake', 'inbox'), env: { ...process.env, XDG_STATE_HOME: state, SESSIONBRAKE_SESSION: 'fix' } };
 }
 const notice = (text) => ({ atMs: Date.UTC(2026, 11, 1, 3, 12), from: 'sbd', kind: 'stopped', text });
 
@@ -40,8 +51,7 @@ test('a notice for people: id, time, from, kind, text, its lines and what was le
 test('--follow prints a notice appended after it started, without polling', async (t) => {
   const h = home(t);
   appendNotice(h.dir, 'fix', notice('before'));
-  const child = spawn(process.execPath, [SBCTL, 'inbox', '--follow', '--json'], { env: h.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  t.after(() => child.kill('SIGKILL'));
+  const child = h.owns(spawn(process.execPath, [SBCTL, 'inbox', '--follow', '--json'], { env: h.env, stdio: ['ignore', 'pipe', 'pipe'] }));
   let out = '';
   child.stdout.on('data', (d) => { out += d; });
   const lines = () => out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l).text);
