@@ -4,62 +4,24 @@
  * transient service: monitor/unit.ts). The decisions are the pure modules beside it (spec, safety,
  * identity, notices, recovery); this is the thin shell that applies them.
  *
- * Supported here: spawn and tail. file, poll, process, ssh and http are checked (a poll with work
- * in it is quarantined with the reason) and refused as not yet run by this sbd.
+ * Each type's own running is its runner's (runners/); a type without a runner is checked (a poll
+ * with work in it is quarantined with the reason) and refused as not yet run by this sbd.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import type { InboxEntry } from '../inbox/store';
-import type { TransientProperty, UnitInfo } from '../systemd/types';
+import type { UnitInfo } from '../systemd/types';
 import { decideReuse, handleOf, newMonitorId, resolveHandle, sourceHash } from './identity';
 import { type Pending, addLines, compileMatchers, dueAtMs, flush } from './notices';
-import { judgeProbe } from './safety';
-import { type MonitorSpec, OUTPUT_CAP_BYTES, expiresAtMs, parseMonitorSpec } from './spec';
 import type { RecoveryPlan } from './recovery';
+import { type MonitorHost, MonitorRequestError, type Runner, type RunnerKit } from './runner';
+import { RUNNERS } from './runners';
+import { judgeProbe } from './safety';
+import { type MonitorSpec, OUTPUT_CAP_BYTES, parseMonitorSpec } from './spec';
 import { type CorruptRecord, type MonitorRecord, archiveRecord, loadRecords, removeRecord, saveRecord } from './store';
 import { readAppended } from './tail-read';
-import { CRASH_LOOP_BURST, spawnUnitName, spawnUnitProperties } from './unit';
 
-/** What a monitor's session is to the manager. */
-export interface MonitorSession {
-  id: string;
-  unit: string;
-  invocationId: string;
-  slice: string;
-  /** The session's own brake: a spawn gets the same (it is the session's work, outside its scope). */
-  memoryHigh: number;
-}
-
-export interface MonitorHost {
-  recordsDir: string;
-  /** Where spawns write their output (a runtime directory: it need not survive a reboot). */
-  outputDir: string;
-  startTransientService(name: string, props: readonly TransientProperty[]): Promise<void>;
-  stopUnit(name: string): Promise<void>;
-  getUnit(name: string): Promise<UnitInfo | undefined>;
-  watchFile(file: string): void;
-  unwatchFile(file: string): void;
-  session(id: string): MonitorSession | undefined;
-  owner: { busName: string; epoch: number };
-  /** Tell the session's agent (its inbox and the Notice signal). */
-  notify(session: string, notice: Omit<InboxEntry, 'id'>): void;
-  /** The program's absolute path, from sbd's PATH; undefined when not found. */
-  resolveProgram(name: string): string | undefined;
-  monotonicMs(): number;
-  log(level: 'info' | 'warn', msg: string, fields: Record<string, unknown>): void;
-}
+export { type MonitorHost, MonitorRequestError, type MonitorSession } from './runner';
 
 export type StartAnswer = { answer: 'created' | 'reused' | 'replaced' | 'quarantined'; id: string; handle: string; reason?: string };
 
-/** A request the manager refuses (bad spec, unknown session, a type not run here): exit code 2 in sbctl. */
-export class MonitorRequestError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'MonitorRequestError';
-  }
-}
-
-const RUN_HERE = new Set(['spawn', 'tail']);
 const live = (r: MonitorRecord): boolean => r.lifecycle === 'running' || r.lifecycle === 'suspended' || r.lifecycle === 'awaiting-confirmation';
 
 export class MonitorManager {
@@ -67,7 +29,24 @@ export class MonitorManager {
   private readonly pending = new Map<string, { batch: Pending | undefined; timer: NodeJS.Timeout | undefined }>();
   private readonly byFile = new Map<string, string>();
 
-  constructor(private readonly host: MonitorHost) {}
+  private readonly kit: RunnerKit;
+
+  constructor(private readonly host: MonitorHost) {
+    this.kit = {
+      host,
+      get: (id) => this.records.get(id),
+      save: (r) => this.save(r),
+      handle: (id) => this.handle(id),
+      follow: (id, file) => this.follow(id, file),
+      unfollow: (file) => this.unfollow(file),
+      catchUp: (file) => void this.onFile(file),
+      tell: (r, kind, text) => this.host.notify(r.sessionId, { atMs: Date.now(), from: this.handle(r.id), kind, text: `${r.spec.label ?? this.handle(r.id)}: ${text}` }),
+    };
+  }
+
+  private runner(r: MonitorRecord): Runner | undefined {
+    return RUNNERS[r.spec.type];
+  }
 
   private corrupt: CorruptRecord[] = [];
 
@@ -86,17 +65,10 @@ export class MonitorManager {
     for (const { id, action, why } of plan.actions) {
       const r = this.records.get(id);
       if (!r) continue;
-      const name = r.spec.label ?? this.handle(id);
       switch (action) {
         case 'resume':
-          if (r.spec.type === 'tail') {
-            this.follow(id, r.spec.path);
-            this.onFile(r.spec.path); // what came while sbd was away, from the saved offset
-          }
-          break;
         case 'reuse':
-          this.follow(id, path.join(this.host.outputDir, `${id}.log`));
-          this.onFile(path.join(this.host.outputDir, `${id}.log`));
+          this.runner(r)?.resume(this.kit, r, action);
           break;
         case 'await-confirmation':
         case 'expire':
@@ -105,7 +77,7 @@ export class MonitorManager {
           const lifecycle = action === 'await-confirmation' ? 'awaiting-confirmation' : action === 'expire' ? 'expired' : action === 'quarantine' ? 'quarantined' : 'gone';
           this.save({ ...r, lifecycle, reason: why });
           if (action === 'expire' && r.unit) void this.host.stopUnit(r.unit.name).catch(() => undefined);
-          if (action === 'report-gone' || action === 'quarantine') this.host.notify(r.sessionId, { atMs: Date.now(), from: this.handle(id), kind: lifecycle, text: `${name}: ${why}` });
+          if (action === 'report-gone' || action === 'quarantine') this.kit.tell(r, lifecycle, why);
           break;
         }
         case 'compact':
@@ -158,50 +130,12 @@ export class MonitorManager {
         return { answer: 'quarantined', id: record.id, handle: this.handle(record.id), reason: verdict.reason };
       }
     }
-    if (!RUN_HERE.has(spec.type)) throw new MonitorRequestError(`a ${spec.type} monitor is checked but not yet run by this sbd (spawn and tail are)`);
+    const runner = RUNNERS[spec.type];
+    if (!runner) throw new MonitorRequestError(`a ${spec.type} monitor is checked but not yet run by this sbd (${Object.keys(RUNNERS).join(', ')} are)`);
     if (decision.answer === 'replaced') await this.stop(sessionId, decision.id, 'replaced');
-    await this.begin(record, session);
+    this.save(record);
+    await runner.begin(this.kit, record, session);
     return { answer: decision.answer, id: record.id, handle: this.handle(record.id) };
-  }
-
-  private async begin(record: MonitorRecord, session: MonitorSession): Promise<void> {
-    const spec = record.spec;
-    if (spec.type === 'spawn') {
-      const program = spec.argv[0] ?? '';
-      const programPath = path.isAbsolute(program) ? program : this.host.resolveProgram(program);
-      if (programPath === undefined) throw new MonitorRequestError(`"${program}" is not on sbd's PATH: give its absolute path`);
-      fs.mkdirSync(this.host.outputDir, { recursive: true, mode: 0o700 });
-      const output = path.join(this.host.outputDir, `${record.id}.log`);
-      fs.closeSync(fs.openSync(output, 'a', 0o600));
-      const expires = expiresAtMs(spec);
-      const unit = spawnUnitName(record.id);
-      this.save({ ...record, unit: { name: unit }, offset: 0 });
-      this.follow(record.id, output);
-      try {
-        await this.host.startTransientService(unit, spawnUnitProperties({
-          monitorId: record.id, handle: this.handle(record.id), label: spec.label, sessionId: session.id, slice: session.slice,
-          argv: spec.argv, programPath, cwd: spec.cwd, outputFile: output, memoryHighBytes: session.memoryHigh === Infinity ? 2 ** 62 : session.memoryHigh,
-          runtimeMaxS: expires === undefined ? undefined : Math.max(1, (expires - Date.now()) / 1000),
-        }));
-      } catch (err) {
-        this.unfollow(output);
-        this.save({ ...record, lifecycle: 'gone', reason: `systemd refused to start it: ${(err as Error).message}` });
-        throw new MonitorRequestError(`systemd refused to start the monitor's unit ${unit}: ${(err as Error).message}`);
-      }
-      const info = await this.host.getUnit(unit);
-      this.save({ ...this.must(record.id), unit: { name: unit, ...(info?.invocationId ? { invocationId: info.invocationId } : {}) } });
-      return;
-    }
-    if (spec.type === 'tail') {
-      let offset = 0;
-      try {
-        offset = spec.fromStart ? 0 : fs.statSync(spec.path).size;
-      } catch {
-        offset = 0; // not there yet: read from its start when it comes
-      }
-      this.save({ ...record, offset });
-      this.follow(record.id, spec.path);
-    }
   }
 
   private must(id: string): MonitorRecord {
@@ -277,23 +211,10 @@ export class MonitorManager {
   private async checkUnit(unit: string): Promise<void> {
     const r = [...this.records.values()].find((x) => x.unit?.name === unit);
     if (!r || !live(r)) return;
-    const info = await this.host.getUnit(unit);
-    if (info && (info.activeState === 'active' || info.activeState === 'activating' || info.activeState === 'reloading')) return;
+    const info: UnitInfo | undefined = await this.host.getUnit(unit);
     const now = this.records.get(r.id);
     if (!now || !live(now)) return; // stopped by us meanwhile: that stop is the receipt, not an exit
-    // A unit systemd has unloaded ended well: it collects inactive units, never failed ones
-    // (CollectMode=inactive, the default), so the receipt of a gone unit is a clean exit.
-    const code = info?.execMainCode === 2 || info?.execMainCode === 3 ? 'killed' : 'exited';
-    const exit = { code, status: info ? (info.execMainStatus ?? 0) : 0 };
-    // The fuse blew: systemd refused the next automatic restart. Its Result says so only where no
-    // earlier failure set it: on an auto-restart systemd 252 keeps "exit-code" (guest 48), so the
-    // restarts it made count too.
-    const crashLoop = info?.result === 'start-limit-hit' || (info?.activeState === 'failed' && (info.nRestarts ?? 0) >= CRASH_LOOP_BURST);
-    const lifecycle = crashLoop ? 'quarantined' : 'stopped';
-    const reason = crashLoop ? 'it crashed again and again: systemd stopped restarting it (start-limit-hit); sbctl monitor recover decides' : `it ${code === 'killed' ? 'was killed by signal' : 'exited with status'} ${exit.status}`;
-    this.save({ ...r, lifecycle, reason, exit });
-    const name = r.spec.label ?? this.handle(r.id);
-    this.host.notify(r.sessionId, { atMs: Date.now(), from: this.handle(r.id), kind: crashLoop ? 'quarantined' : 'exit', text: `${name}: ${reason}` });
+    this.runner(now)?.onUnit?.(this.kit, now, info);
   }
 
   /** Stop one monitor (its own unit or watch only). */
@@ -304,12 +225,7 @@ export class MonitorManager {
     // saved first: the unit's own end, told by systemd while it stops, is then not taken for an exit
     const stopped: MonitorRecord = { ...r, lifecycle: 'stopped', reason: why };
     this.save(stopped);
-    if (r.spec.type === 'spawn' && r.unit) {
-      this.unfollow(path.join(this.host.outputDir, `${r.id}.log`));
-      await this.host.stopUnit(r.unit.name).catch((err: unknown) => this.host.log('warn', 'stopping a monitor unit failed', { monitor: r.id, unit: r.unit?.name, err }));
-    } else if (r.spec.type === 'tail') {
-      this.unfollow(r.spec.path);
-    }
+    await this.runner(r)?.stop(this.kit, stopped);
     return stopped;
   }
 

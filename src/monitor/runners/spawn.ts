@@ -1,0 +1,87 @@
+/**
+ * A spawn monitor (issue 13): one owned process tree, run by systemd as a transient service of the
+ * session's slice (monitor/unit.ts says which property does what). sbd keeps no pipe to it: the
+ * output goes to a file followed by inotify, so sbd may restart under it; the exit receipt and the
+ * crash-loop fuse are read from the unit when systemd signals a change. Never replayed: after a
+ * restart its unit is reused while it runs, or reported gone (monitor/recovery.ts).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { UnitInfo } from '../../systemd/types';
+import { type MonitorHost, MonitorRequestError, type Runner, type RunnerKit } from '../runner';
+import { expiresAtMs } from '../spec';
+import type { MonitorRecord } from '../store';
+import { CRASH_LOOP_BURST, spawnUnitName, spawnUnitProperties } from '../unit';
+
+/** Where a spawn's output goes: one file per monitor. */
+export const spawnOutput = (host: MonitorHost, id: string): string => path.join(host.outputDir, `${id}.log`);
+
+const running = (info: UnitInfo | undefined): boolean =>
+  info !== undefined && (info.activeState === 'active' || info.activeState === 'activating' || info.activeState === 'reloading');
+
+/** The unit ended: its exit receipt, and whether systemd's crash-loop fuse blew (pure). */
+export function unitEnding(info: UnitInfo | undefined): { lifecycle: 'stopped' | 'quarantined'; reason: string; exit: { code: string; status: number } } {
+  // A unit systemd has unloaded ended well: it collects inactive units, never failed ones
+  // (CollectMode=inactive, the default), so the receipt of a gone unit is a clean exit.
+  const code = info?.execMainCode === 2 || info?.execMainCode === 3 ? 'killed' : 'exited';
+  const exit = { code, status: info ? (info.execMainStatus ?? 0) : 0 };
+  // The fuse blew: systemd refused the next automatic restart. Its Result says so only where no
+  // earlier failure set it: on an auto-restart systemd 252 keeps "exit-code" (guest 48), so the
+  // restarts it made count too.
+  const crashLoop = info?.result === 'start-limit-hit' || (info?.activeState === 'failed' && (info.nRestarts ?? 0) >= CRASH_LOOP_BURST);
+  if (crashLoop) return { lifecycle: 'quarantined', reason: 'it crashed again and again: systemd stopped restarting it (start-limit-hit); sbctl monitor recover decides', exit };
+  return { lifecycle: 'stopped', reason: `it ${code === 'killed' ? 'was killed by signal' : 'exited with status'} ${exit.status}`, exit };
+}
+
+async function startUnit(kit: RunnerKit, record: MonitorRecord, slice: string, memoryHigh: number): Promise<void> {
+  const spec = record.spec;
+  if (spec.type !== 'spawn') return;
+  const host = kit.host;
+  const program = spec.argv[0] ?? '';
+  const programPath = path.isAbsolute(program) ? program : host.resolveProgram(program);
+  if (programPath === undefined) throw new MonitorRequestError(`"${program}" is not on sbd's PATH: give its absolute path`);
+  fs.mkdirSync(host.outputDir, { recursive: true, mode: 0o700 });
+  const output = spawnOutput(host, record.id);
+  fs.closeSync(fs.openSync(output, 'a', 0o600));
+  const expires = expiresAtMs(spec);
+  const unit = spawnUnitName(record.id);
+  kit.save({ ...record, unit: { name: unit }, offset: fs.statSync(output).size });
+  kit.follow(record.id, output);
+  try {
+    await host.startTransientService(unit, spawnUnitProperties({
+      monitorId: record.id, handle: kit.handle(record.id), label: spec.label, sessionId: record.sessionId, slice,
+      argv: spec.argv, programPath, cwd: spec.cwd, outputFile: output, memoryHighBytes: memoryHigh === Infinity ? 2 ** 62 : memoryHigh,
+      runtimeMaxS: expires === undefined ? undefined : Math.max(1, (expires - Date.now()) / 1000),
+    }));
+  } catch (err) {
+    kit.unfollow(output);
+    kit.save({ ...(kit.get(record.id) ?? record), lifecycle: 'gone', reason: `systemd refused to start it: ${(err as Error).message}` });
+    throw new MonitorRequestError(`systemd refused to start the monitor's unit ${unit}: ${(err as Error).message}`);
+  }
+  const info = await host.getUnit(unit);
+  const now = kit.get(record.id) ?? record;
+  kit.save({ ...now, unit: { name: unit, ...(info?.invocationId ? { invocationId: info.invocationId } : {}) } });
+}
+
+export const spawnRunner: Runner = {
+  begin: (kit, record, session) => startUnit(kit, record, session.slice, session.memoryHigh),
+  resume(kit, record) {
+    // its process lives on in its unit: follow its output from where sbd stopped reading
+    kit.follow(record.id, spawnOutput(kit.host, record.id));
+    kit.catchUp(spawnOutput(kit.host, record.id));
+  },
+  async stop(kit, record) {
+    if (!record.unit) return;
+    kit.unfollow(spawnOutput(kit.host, record.id));
+    await kit.host.stopUnit(record.unit.name).catch((err: unknown) => kit.host.log('warn', 'stopping a monitor unit failed', { monitor: record.id, unit: record.unit?.name, err }));
+  },
+  onUnit(kit, record, info) {
+    if (running(info)) return;
+    const ending = unitEnding(info);
+    kit.save({ ...record, ...ending });
+    kit.tell(record, ending.lifecycle === 'quarantined' ? 'quarantined' : 'exit', ending.reason);
+  },
+};
+
+/** Start a quarantined spawn's unit again (recover approve): a fresh unit of the same name. */
+export const restartSpawn = startUnit;
