@@ -15,6 +15,7 @@ const { environValue } = require('../dist/proc/stat.js');
 const { parseFlatKeyed, parsePressure, parseLimit } = require('../dist/cgroup/parse.js');
 const { parseStat } = require('../dist/proc/stat.js');
 const { loadTrace, samplesOf } = require('../test/support/traces.js');
+const { InboxWriter, appendNotice } = require('../dist/inbox/store.js');
 
 const cfg = parseConfig({}, 'bench').detector;
 const out = [];
@@ -109,6 +110,18 @@ const generic = measure(() => {
   return 6;
 });
 out.push(row('parsing one of each cgroup/proc file (validating parsers vs. a generic regex)', ours, generic));
+
+// 5. a notice into an inbox that holds 1,000 (issue 13): sbd's writer, which knows the file as its
+// last append left it (a stat and a write), against reading the inbox before each append
+const inboxes = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-inbox-'));
+const notice = { atMs: Date.now(), from: '0123abcd', kind: 'match', text: 'dev: 1 new line matched', lines: ['ERROR: something failed'] };
+const fill = (session) => { const w = new InboxWriter(inboxes); for (let i = 0; i < 1000; i++) w.append(session, notice); return w; };
+const writer = fill('writer');
+fill('reread');
+const cached = measure(() => (writer.append('writer', notice), 1));
+const reread = measure(() => (appendNotice(inboxes, 'reread', notice), 1));
+fs.rmSync(inboxes, { recursive: true, force: true });
+out.push(row('a notice appended to an inbox of 1,000 (remembered file vs. reading it first)', cached, reread));
 
 console.log(`Host benchmarks, ${os.cpus()[0]?.model ?? 'cpu'} ×${os.cpus().length}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`);
 console.log('| what | sessionbrake | baseline | ratio |\n| --- | --- | --- | --- |');

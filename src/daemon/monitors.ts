@@ -5,7 +5,7 @@
  * and one summary line is logged.
  */
 import * as path from 'node:path';
-import { appendNotice, inboxDir } from '../inbox/store';
+import type { InboxWriter } from '../inbox/store';
 import { MonitorManager } from '../monitor/manager';
 import { planRecovery } from '../monitor/recovery';
 import { monitorsDir } from '../monitor/store';
@@ -24,12 +24,13 @@ export interface MonitorWiring {
   unwatchFile(file: string): void;
   bus(): BusService | undefined;
   owner: { busName: string; epoch: number };
+  /** sbd's one inbox writer (shared with the incidents' notices). */
+  inbox: InboxWriter;
   log: Logger;
 }
 
 export function startMonitors(w: MonitorWiring): MonitorManager {
   const runtime = w.env.XDG_RUNTIME_DIR;
-  const inbox = inboxDir(w.env);
   const monitors = new MonitorManager({
     recordsDir: monitorsDir(w.env),
     outputDir: runtime ? path.join(runtime, 'sessionbrake', 'monitors') : path.join(monitorsDir(w.env), 'output'),
@@ -45,7 +46,7 @@ export function startMonitors(w: MonitorWiring): MonitorManager {
     owner: w.owner,
     notify: (session, notice) => {
       try {
-        w.bus()?.emitNotice(session, appendNotice(inbox, session, notice));
+        w.bus()?.emitNotice(session, w.inbox.append(session, notice));
       } catch (err) {
         w.log.warn({ event: 'inbox-not-written', session, err }, "cannot write the session's inbox");
       }
@@ -59,6 +60,7 @@ export function startMonitors(w: MonitorWiring): MonitorManager {
     monitors.onUnit(e.unit).catch((err: unknown) => w.log.warn({ unit: e.unit, err }, "reading a monitor's unit failed"));
   });
   w.registry.on('removed', (s) => {
+    w.inbox.forget(s.id);
     monitors.sessionEnded(s.id).catch((err: unknown) => w.log.warn({ session: s.id, err }, "ending a session's monitors failed"));
   });
   return monitors;

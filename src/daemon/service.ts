@@ -8,7 +8,7 @@ import { cgroupsInSlice } from '../actions/machine';
 import { cgroupOver } from '../cgroup/read';
 import type { Config } from '../config/schema';
 import { noticeFor } from '../inbox/from-incident';
-import { appendNotice, inboxDir } from '../inbox/store';
+import { InboxWriter, inboxDir } from '../inbox/store';
 import { FileWatch } from '../native';
 import { type Session, SessionRegistry } from '../sessions/registry';
 import { recordedUnits, recordsDir, removeRecord } from '../sessions/record';
@@ -52,12 +52,12 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   let busService: BusService | undefined;
   incidents.onIncident((i) => busService?.emitIncident(i));
   // The agent's own view (issue 13): what concerns it goes to its session's inbox, and as a signal.
-  const inbox = inboxDir(env);
+  const inbox = new InboxWriter(inboxDir(env)); // one writer: it knows each file as it left it
   incidents.onIncident((i) => {
     const notice = noticeFor(i);
     if (!notice) return;
     try {
-      const entry = appendNotice(inbox, i.session, { atMs: i.atMs, from: 'sbd', kind: notice.kind, text: notice.text });
+      const entry = inbox.append(i.session, { atMs: i.atMs, from: 'sbd', kind: notice.kind, text: notice.text });
       busService?.emitNotice(i.session, entry);
     } catch (err) {
       log.warn({ event: 'inbox-not-written', session: i.session, err }, "cannot write the session's inbox");
@@ -130,7 +130,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   watch.unref();
   // The agents' background work (issue 13): monitors, on the same watch and unit events.
   const monitorWiring = {
-    env, manager, registry, log, bus: () => busService,
+    env, manager, registry, log, inbox, bus: () => busService,
     watchFile: (file: string) => watch.add(file),
     unwatchFile: (file: string) => void watch.remove(file),
     owner: { busName: (bus as unknown as { name?: string }).name ?? '', epoch: Date.now() },

@@ -77,17 +77,72 @@ function endsTorn(file: string): boolean {
   }
 }
 
-/** Append one notice; returns it with its id. Compacts to MAX_KEPT when twice that many are there. */
-export function appendNotice(dir: string, session: string, notice: Omit<InboxEntry, 'id'>): InboxEntry {
-  const entries = readInbox(dir, session);
-  const entry: InboxEntry = { ...notice, id: (entries.at(-1)?.id ?? 0) + 1 };
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (entries.length + 1 > 2 * MAX_KEPT) {
-    const kept = [...entries.slice(-(MAX_KEPT - 1)), entry];
-    writeDurably(fileOf(dir, session), kept.map((e) => `${JSON.stringify(e)}\n`).join(''));
-  } else {
-    // after a torn line (a crash mid-write) start on a line of our own, or the new one is torn too
-    fs.appendFileSync(fileOf(dir, session), `${endsTorn(fileOf(dir, session)) ? '\n' : ''}${JSON.stringify(entry)}\n`, { mode: 0o600 });
+/** What a writer knows of a session's inbox file after its own last append. */
+interface Known {
+  ino: number;
+  size: number;
+  lastId: number;
+  count: number;
+}
+
+/**
+ * Appends notices to sessions' inboxes. It remembers each file as its own last append left it
+ * (inode, size, last id, count), so an append costs a stat and a write, not a read of up to
+ * 2 × MAX_KEPT notices; a file changed by anyone else (another writer, a compaction, a deletion)
+ * no longer matches and is read again.
+ */
+export class InboxWriter {
+  private readonly known = new Map<string, Known>();
+
+  constructor(private readonly dir: string) {}
+
+  /** Append one notice; returns it with its id. Compacts to MAX_KEPT when twice that many are there. */
+  append(session: string, notice: Omit<InboxEntry, 'id'>): InboxEntry {
+    const file = fileOf(this.dir, session);
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.statSync(file);
+    } catch {
+      st = undefined;
+    }
+    const was = this.known.get(session);
+    const mine = was !== undefined && st !== undefined && st.ino === was.ino && st.size === was.size;
+    let lastId: number;
+    let count: number;
+    let torn = false;
+    let entries: InboxEntry[] | undefined;
+    if (mine) {
+      ({ lastId, count } = was);
+    } else {
+      entries = readInbox(this.dir, session);
+      lastId = entries.at(-1)?.id ?? 0;
+      count = entries.length;
+      torn = endsTorn(file);
+    }
+    const entry: InboxEntry = { ...notice, id: lastId + 1 };
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    if (count + 1 > 2 * MAX_KEPT) {
+      entries ??= readInbox(this.dir, session);
+      const kept = [...entries.slice(-(MAX_KEPT - 1)), entry];
+      writeDurably(file, kept.map((e) => `${JSON.stringify(e)}\n`).join(''));
+      count = kept.length;
+    } else {
+      // after a torn line (a crash mid-write) start on a line of our own, or the new one is torn too
+      fs.appendFileSync(file, `${torn ? '\n' : ''}${JSON.stringify(entry)}\n`, { mode: 0o600 });
+      count += 1;
+    }
+    const after = fs.statSync(file);
+    this.known.set(session, { ino: after.ino, size: after.size, lastId: entry.id, count });
+    return entry;
   }
-  return entry;
+
+  /** Forget a session's file (its session ended). */
+  forget(session: string): void {
+    this.known.delete(session);
+  }
+}
+
+/** Append one notice, reading the inbox first (no memory of earlier appends). */
+export function appendNotice(dir: string, session: string, notice: Omit<InboxEntry, 'id'>): InboxEntry {
+  return new InboxWriter(dir).append(session, notice);
 }

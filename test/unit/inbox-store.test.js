@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { appendNotice, readInbox, entriesSince, MAX_KEPT } = require('../../dist/inbox/store.js');
+const { InboxWriter, appendNotice, readInbox, entriesSince, MAX_KEPT } = require('../../dist/inbox/store.js');
 
 const dir = (t) => {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-inbox-'));
@@ -48,4 +48,30 @@ test('a session name that is not one (a path) is refused, nothing written outsid
   assert.throws(() => appendNotice(d, '../escape', n('x')), /"\.\.\/escape" is not a session name/);
   assert.throws(() => readInbox(d, '..'), /not a session name/);
   assert.deepEqual(fs.readdirSync(path.dirname(d)).filter((f) => f === 'escape.jsonl'), []);
+});
+
+test('InboxWriter: ids keep growing when someone else appended, compacted or deleted the file between its appends', (t) => {
+  const d = dir(t);
+  const w = new InboxWriter(d);
+  assert.equal(w.append('fix', n('a')).id, 1);
+  assert.equal(w.append('fix', n('b')).id, 2);
+  assert.equal(appendNotice(d, 'fix', n('by another writer')).id, 3);
+  assert.equal(w.append('fix', n('c')).id, 4, 'the other writer\'s append is seen');
+  // a torn line written by someone else: the next notice starts on a line of its own
+  fs.appendFileSync(path.join(d, 'fix.jsonl'), '{"id":5,"atMs":1,"fr');
+  assert.equal(w.append('fix', n('after torn')).id, 5);
+  assert.deepEqual(readInbox(d, 'fix').map((e) => e.text), ['a', 'b', 'by another writer', 'c', 'after torn']);
+  fs.rmSync(path.join(d, 'fix.jsonl'));
+  assert.equal(w.append('fix', n('fresh')).id, 1, 'a deleted inbox starts again');
+});
+
+test('InboxWriter: compaction at twice MAX_KEPT keeps the newest, and later appends count from there', (t) => {
+  const d = dir(t);
+  const w = new InboxWriter(d);
+  for (let i = 0; i < 2 * MAX_KEPT + 1; i++) w.append('fix', n(`n${i}`));
+  const kept = readInbox(d, 'fix');
+  assert.equal(kept.length, MAX_KEPT);
+  assert.equal(kept.at(-1)?.id, 2 * MAX_KEPT + 1);
+  assert.equal(w.append('fix', n('next')).id, 2 * MAX_KEPT + 2);
+  assert.equal(readInbox(d, 'fix').length, MAX_KEPT + 1);
 });
