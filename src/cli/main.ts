@@ -6,21 +6,32 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import * as path from 'node:path';
 import type * as dbus from 'dbus-next';
-import { ConfigError, defaultConfigPath, loadConfig } from '../config/load';
+import { defaultConfigPath } from '../config/path';
 import type { Config } from '../config/schema';
+import type { DbusUserManager } from '../systemd/user-manager';
 import { userBusAddress } from '../systemd/address';
-import { DbusUserManager, connectBus } from '../systemd/user-manager';
 import { parseDurationS, parseSize } from '../util/size';
 import { VERSION } from '../version';
-import { formatChecks, runChecks } from './doctor';
 import { UsageError, exitCodeOf } from './errors';
-import { install, uninstall } from './install';
-import { runInbox } from './inbox';
-import { monitorList, monitorStart, monitorStop } from './monitor';
-import { runHolders, runReap } from './reap';
-import { runSession } from './run';
-import { status } from './status';
-import { watchIncidents } from './watch';
+
+// Each command loads its own modules when it runs, not all of them at every start: compiling
+// modules was most of sbctl's start, and under the lab's CPU emulation it cost seconds (`sbctl
+// --help` 10-14 s in the guest against 1.5 s for `node -e 0`, 2026-11-30). The config (zod)
+// and D-Bus (dbus-next) are loaded only by the commands that use them.
+const lazy = {
+  config: () => require('../config/load') as typeof import('../config/load'),
+  systemd: () => require('../systemd/user-manager') as typeof import('../systemd/user-manager'),
+  doctor: () => require('./doctor') as typeof import('./doctor'),
+  install: () => require('./install') as typeof import('./install'),
+  inbox: () => require('./inbox') as typeof import('./inbox'),
+  monitor: () => require('./monitor') as typeof import('./monitor'),
+  reap: () => require('./reap') as typeof import('./reap'),
+  run: () => require('./run') as typeof import('./run'),
+  status: () => require('./status') as typeof import('./status'),
+  statusOffline: () => require('./status-offline') as typeof import('./status-offline'),
+  watch: () => require('./watch') as typeof import('./watch'),
+};
+const connectBus = (address: string): Promise<dbus.MessageBus> => lazy.systemd().connectBus(address);
 
 function size(value: string): number {
   const bytes = parseSize(value);
@@ -41,14 +52,14 @@ function nonNegativeInt(value: string): number {
 
 function config(file: string | undefined): Config {
   try {
-    return loadConfig(file ?? defaultConfigPath(), file !== undefined);
+    return lazy.config().loadConfig(file ?? defaultConfigPath(), file !== undefined);
   } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(`sbctl: bad config: ${err.message}`);
+    if (err instanceof lazy.config().ConfigError) throw new UsageError(`sbctl: bad config: ${err.message}`);
     throw err;
   }
 }
 
-const connect = (): Promise<DbusUserManager> => DbusUserManager.connect(userBusAddress(process.env));
+const connect = (): Promise<DbusUserManager> => lazy.systemd().DbusUserManager.connect(userBusAddress(process.env));
 const say = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
@@ -83,7 +94,7 @@ Examples:
     .passThroughOptions()
     .action(async (argv: string[], o: { name?: string; slice?: string; memoryHigh?: number; memoryMax?: number; swapMax?: number; heartbeat?: string; reap: boolean }) => {
       const cfg = config(program.opts<{ config?: string }>().config);
-      const code = await runSession(
+      const code = await lazy.run().runSession(
         {
           argv,
           slice: o.slice ?? cfg.slices[0] ?? 'sessions.slice',
@@ -106,13 +117,15 @@ Examples:
     .argument('[session]', 'show only this session (name or unit)')
     .option('--json', 'machine-readable output')
     .action(async (session: string | undefined, o: { json?: boolean }) => {
-      const cfg = config(program.opts<{ config?: string }>().config);
       const bus = await connectBus(userBusAddress(process.env));
-      const manager = await DbusUserManager.attach(bus);
       try {
-        setExit(await status(manager, bus, cfg, session, o.json === true));
+        setExit(await lazy.status().status(bus, async () => {
+          const cfg = config(program.opts<{ config?: string }>().config);
+          const manager = await lazy.systemd().DbusUserManager.attach(bus);
+          return lazy.statusOffline().reportWithoutService(manager, cfg);
+        }, session, o.json === true));
       } finally {
-        manager.close();
+        bus.disconnect();
       }
     });
 
@@ -122,7 +135,7 @@ Examples:
     .option('--json', 'one JSON object per line, for tools')
     .action(async (o: { json?: boolean }) => {
       const bus = await connectBus(userBusAddress(process.env));
-      setExit(await watchIncidents(bus, o.json === true, say));
+      setExit(await lazy.watch().watchIncidents(bus, o.json === true, say));
       bus.disconnect();
     });
 
@@ -161,29 +174,29 @@ Examples:
   common(monitor.command('start').description('Start CMD as a monitored transient service of the session (its own brake, cleaned up whole, restarted on a crash up to a limit, then quarantined). Its output goes to a file sbd tails.'))
     .option('--detached', 'keep it running after the session ends')
     .argument('<cmd...>', 'the program and its arguments (after --)')
-    .action(async (cmd: string[], o: Common & { detached?: boolean }) => withBus((bus) => monitorStart(bus, o.session, { type: 'spawn', argv: cmd, ...shared(o), ...(o.detached ? { detached: true } : {}) }, o.json === true, process.env, say)));
+    .action(async (cmd: string[], o: Common & { detached?: boolean }) => withBus((bus) => lazy.monitor().monitorStart(bus, o.session, { type: 'spawn', argv: cmd, ...shared(o), ...(o.detached ? { detached: true } : {}) }, o.json === true, process.env, say)));
   common(monitor.command('tail').description('Tell lines appended to FILE that match --notify-on (by byte offset: after a restart of sbd it resumes where it stopped).'))
     .option('--from-start', 'read the file from its start, not from its end')
     .argument('<file>', 'the file (absolute, or relative to here)')
-    .action(async (file: string, o: Common & { fromStart?: boolean }) => withBus((bus) => monitorStart(bus, o.session, { type: 'tail', path: path.resolve(file), ...shared(o), ...(o.fromStart ? { fromStart: true } : {}) }, o.json === true, process.env, say)));
+    .action(async (file: string, o: Common & { fromStart?: boolean }) => withBus((bus) => lazy.monitor().monitorStart(bus, o.session, { type: 'tail', path: path.resolve(file), ...shared(o), ...(o.fromStart ? { fromStart: true } : {}) }, o.json === true, process.env, say)));
   common(monitor.command('poll').description('Run a fast read-only probe every --interval seconds (a probe with work in it, a shell or shell syntax is quarantined with the reason).'))
     .addOption(new Option('--interval <seconds>', 'between ticks (at least 5 s)').argParser(durationS).makeOptionMandatory())
     .argument('<cmd...>', 'the probe and its arguments (after --)')
-    .action(async (cmd: string[], o: Common & { interval: number }) => withBus((bus) => monitorStart(bus, o.session, { type: 'poll', argv: cmd, intervalS: o.interval, ...shared(o) }, o.json === true, process.env, say)));
+    .action(async (cmd: string[], o: Common & { interval: number }) => withBus((bus) => lazy.monitor().monitorStart(bus, o.session, { type: 'poll', argv: cmd, intervalS: o.interval, ...shared(o) }, o.json === true, process.env, say)));
   monitor
     .command('list')
     .description('The session\'s monitors: handle, label, type, state and why.')
     .option('--session <name>', 'the session (default: $SESSIONBRAKE_SESSION)')
     .option('--all', 'every session\'s')
     .option('--json', 'machine-readable output')
-    .action(async (o: { session?: string; all?: boolean; json?: boolean }) => withBus((bus) => monitorList(bus, o.session, o.all === true, o.json === true, process.env, say)));
+    .action(async (o: { session?: string; all?: boolean; json?: boolean }) => withBus((bus) => lazy.monitor().monitorList(bus, o.session, o.all === true, o.json === true, process.env, say)));
   monitor
     .command('stop')
     .description('Stop one monitor: its own unit (its whole process tree) or its watch; nothing else.')
     .argument('<handle>', 'its handle, id or label')
     .option('--session <name>', 'the session (default: $SESSIONBRAKE_SESSION)')
     .option('--json', 'machine-readable output')
-    .action(async (handle: string, o: { session?: string; json?: boolean }) => withBus((bus) => monitorStop(bus, o.session, handle, o.json === true, process.env, say)));
+    .action(async (handle: string, o: { session?: string; json?: boolean }) => withBus((bus) => lazy.monitor().monitorStop(bus, o.session, handle, o.json === true, process.env, say)));
 
   program
     .command('inbox')
@@ -193,7 +206,7 @@ Examples:
     .option('--follow', 'then wait for new notices and print each as it comes (inotify, no polling), until interrupted')
     .option('--json', 'one JSON object per line, for tools')
     .action(async (o: { session?: string; since: number; follow?: boolean; json?: boolean }) => {
-      setExit(await runInbox({ session: o.session, sinceId: o.since, follow: o.follow === true, json: o.json === true }, process.env, say));
+      setExit(await lazy.inbox().runInbox({ session: o.session, sinceId: o.since, follow: o.follow === true, json: o.json === true }, process.env, say));
     });
 
   program
@@ -205,7 +218,7 @@ Examples:
     .addOption(new Option('--timeout <duration>', 'between SIGTERM and SIGKILL').argParser(durationS).default(10, '10s'))
     .option('--json', 'machine-readable output')
     .action(async (o: { session?: string; checkout?: string; dryRun?: boolean; timeout: number; json?: boolean }) => {
-      setExit(await runReap({ ...(o.session !== undefined ? { session: o.session } : {}), ...(o.checkout !== undefined ? { checkout: o.checkout } : {}) },
+      setExit(await lazy.reap().runReap({ ...(o.session !== undefined ? { session: o.session } : {}), ...(o.checkout !== undefined ? { checkout: o.checkout } : {}) },
         { dryRun: o.dryRun === true, timeoutS: o.timeout, json: o.json === true }, connect, process.env, say));
     });
 
@@ -215,7 +228,7 @@ Examples:
     .argument('<path>', 'the checkout')
     .option('--json', 'machine-readable output')
     .action((p: string, o: { json?: boolean }) => {
-      setExit(runHolders(p, o.json === true, say));
+      setExit(lazy.reap().runHolders(p, o.json === true, say));
     });
 
   program
@@ -225,7 +238,7 @@ Examples:
     .action(async (o: { now?: boolean }) => {
       const manager = await connect();
       try {
-        await install(manager, process.env, o.now === true, say);
+        await lazy.install().install(manager, process.env, o.now === true, say);
       } finally {
         manager.close();
       }
@@ -237,7 +250,7 @@ Examples:
     .action(async () => {
       const manager = await connect();
       try {
-        await uninstall(manager, process.env, say);
+        await lazy.install().uninstall(manager, process.env, say);
       } finally {
         manager.close();
       }
@@ -248,8 +261,8 @@ Examples:
     .description('Check what sbd needs from this machine: cgroup v2, delegated memory controller, PSI and its triggers, the user bus, linger, the unit, the config.')
     .option('--json', 'machine-readable output')
     .action(async (o: { json?: boolean }) => {
-      const checks = await runChecks(process.env, program.opts<{ config?: string }>().config);
-      say(o.json ? JSON.stringify(checks, null, 2) : formatChecks(checks));
+      const checks = await lazy.doctor().runChecks(process.env, program.opts<{ config?: string }>().config);
+      say(o.json ? JSON.stringify(checks, null, 2) : lazy.doctor().formatChecks(checks));
       setExit(checks.every((c) => c.ok) ? 0 : 1);
     });
   return program;

@@ -4,14 +4,9 @@
  * 0 sbd running, 3 not running, 4 no such session.
  */
 import * as dbus from 'dbus-next';
-import type { Config } from '../config/schema';
 import { SERVICE_INTERFACE, SERVICE_NAME, SERVICE_PATH } from '../daemon/bus-name';
 import { type HealthProps, type SessionTuple, type SliceTuple, healthFromBus, sessionFromBus, sliceFromBus } from '../daemon/bus-types';
-import { type SessionRow, type StatusReport, sessionRow } from '../sessions/status';
-import { cgroupDir } from '../cgroup/read';
-import { sessionId } from '../systemd/names';
-import type { DbusUserManager } from '../systemd/user-manager';
-import { VERSION } from '../version';
+import type { StatusReport } from '../sessions/status';
 import { formatStatus } from './status-format';
 
 export const EXIT_NOT_RUNNING = 3;
@@ -42,17 +37,6 @@ export async function queryService(bus: dbus.MessageBus): Promise<StatusReport |
   }
 }
 
-/** The same report without sbd: from systemd's units and their cgroup files. */
-export async function reportWithoutService(manager: DbusUserManager, config: Config): Promise<StatusReport> {
-  const now = Date.now();
-  const units = await manager.listSliceUnits(config.slices);
-  const rows = units
-    .map((u) => sessionRow({ unit: u.unit, id: sessionId(u.unit), cgroupDir: cgroupDir(u.controlGroup), heartbeat: undefined }, 'unwatched', null, null, now))
-    .filter((r): r is SessionRow => r !== undefined)
-    .sort((a, b) => a.unit.localeCompare(b.unit));
-  return { service: { running: false, pid: null, version: VERSION, uptimeS: null, feed: 'none', observeOnly: config.observeOnly, slices: config.slices }, sessions: rows };
-}
-
 /** The report as sbctl prints it: text for people, or JSON with an unlimited size as "infinity"
  * (as systemd and sbd's config write it), whether sbd answered or sbctl read systemd itself. */
 export function renderStatus(report: StatusReport, json: boolean): string {
@@ -64,12 +48,16 @@ export function jsonValue(_key: string, v: unknown): unknown {
   return v === Infinity ? 'infinity' : v;
 }
 
-export async function status(manager: DbusUserManager, bus: dbus.MessageBus, config: Config, session: string | undefined, json: boolean): Promise<number> {
-  let report = (await queryService(bus)) ?? (await reportWithoutService(manager, config));
+/**
+ * `sbctl status`: sbd's report when it runs (its answer alone: no config read, no listing of
+ * systemd's units); otherwise `withoutService`, which reads systemd and the cgroup files itself.
+ */
+export async function status(bus: dbus.MessageBus, withoutService: () => Promise<StatusReport>, session: string | undefined, json: boolean): Promise<number> {
+  let report = (await queryService(bus)) ?? (await withoutService());
   if (session !== undefined) {
     const match = report.sessions.filter((s) => s.name === session || s.unit === session);
     if (match.length === 0) {
-      process.stderr.write(`sbctl status: no session "${session}" in ${config.slices.join(', ')} (sbctl status lists them)\n`);
+      process.stderr.write(`sbctl status: no session "${session}" in ${report.service.slices.join(', ')} (sbctl status lists them)\n`);
       return EXIT_NO_SUCH_SESSION;
     }
     report = { ...report, sessions: match };

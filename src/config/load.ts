@@ -1,8 +1,6 @@
 /** Reading the config file, with errors that name the file, the key, what was expected and what was found. */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { z } from 'zod';
-import { xdgHome } from '../util/xdg';
 import { type Config, configSchema } from './schema';
 
 /** The config file could not be used. The service refuses to start (exit code 2). */
@@ -15,10 +13,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** ~/.config/sessionbrake/config.json, or under $XDG_CONFIG_HOME. */
-export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(xdgHome('config', env), 'sessionbrake', 'config.json');
-}
+export { defaultConfigPath } from './path';
 
 function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
