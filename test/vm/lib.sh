@@ -47,7 +47,7 @@ sbvm_qemu_argv() {
   # shellcheck disable=SC2054   # the commas are qemu's
   case "$ACCEL" in
     kvm) accel=(-accel kvm -cpu host);;
-    *)   accel=(-accel tcg,thread=multi,tb-size=256 -cpu max);;
+    *)   accel=(-accel tcg,thread=multi,tb-size=256 -cpu "${SB_VM_CPU:-max}");;
   esac
   # SB_VM_APPEND comes last: for a parameter given twice (psi=1 ... psi=0) the kernel keeps the last
   local append="console=ttyS0 root=/dev/vda rw quiet loglevel=4 systemd.unified_cgroup_hierarchy=1 psi=1 panic=-1 systemd.show_status=false lab.runner=1${xappend:+ $xappend}"
