@@ -1,15 +1,17 @@
 // @ts-check
 'use strict';
 // Host side of the real-systemd lab: `node --test test/vm/suite.test.js` (npm run test:vm).
-// For each guest of SB_VM_GUESTS (default bookworm,trixie = Debian 12 then Debian 13), one after
-// the other: builds/reuses its image, boots it (QEMU TCG) with this repository shared read-only at
-// /mnt/proj, runs every test/vm/guest/*.test.js in it as user 'tester' and mirrors each guest test
-// as a host subtest of the same name (pass/fail/skip/todo) under a describe block named after the
-// guest ('debian 12 (systemd 252)'), so the host summary counts them. Only one guest runs at a
-// time. qemu is this process's child under pdeathsig SIGKILL, and a watchdog kills it if our
-// parent (the test runner) dies, so no qemu outlives the run.
-// Env: SB_VM_SKIP=1 (skip, reported as such), SB_VM_GUESTS (bookworm,trixie), SB_VM_FILE_TIMEOUT
-//      (600 s per guest file), SB_VM_BOOT_TIMEOUT (360 s), SB_VM_KEEP_RUN=1 (keep the run dirs),
+// For each guest of SB_VM_GUESTS (default bookworm,trixie,bookworm-psi0): builds/reuses its image,
+// boots it (QEMU TCG) with this repository shared read-only at /mnt/proj, runs its
+// test/vm/guest/*.test.js in it as user 'tester' and mirrors each guest test as a host subtest of
+// the same name (pass/fail/skip/todo) under a describe block named after the guest ('debian 12
+// (systemd 252)', with [1/3] to [3/3] where its files are split over several boots), so the host
+// summary counts them. SB_VM_LANES guests (default 2) run at once. Each qemu is this process's
+// child under pdeathsig SIGKILL, and a watchdog kills them if our parent (the test runner) dies,
+// so no qemu outlives the run.
+// Env: SB_VM_SKIP=1 (skip, reported as such), SB_VM_GUESTS, SB_VM_LANES (2), SB_VM_FILE_TIMEOUT
+//      (600 s per guest file), SB_VM_BUDGET_MIN (60: files not started after it are skipped, with
+//      why), SB_VM_BOOT_TIMEOUT (360 s), SB_VM_KEEP_RUN=1 (keep the run dirs),
 //      SB_VM_ONLY=30,31 (only the guest files starting so), SB_VM_ALL_FILES=1 (every file on every
 //      guest; by default Debian 13 runs a subset, see GUESTS), SB_VM_APPEND (extra kernel arguments,
 //      every guest), and lib.sh's SB_VM_*. SB_VM_SUITE and SB_VM_IMAGE are set per guest here.
@@ -31,17 +33,50 @@ const path = require('node:path');
 // 'bookworm-psi0' is Debian 12 booted psi=0, a kernel without PSI (RHEL-family kernels ship it
 // off): only the lab check and the file that asserts what sbd does there (39) run on it, and 39
 // runs nowhere else.
-const GUESTS = /** @type {Record<string, {title: string, suite?: string, debian: string, systemd: number, append?: string, files?: string[], exclude?: string[], filesOnly?: boolean}>} */ ({
-  bookworm: { title: 'debian 12 (systemd 252)', debian: '12', systemd: 252, exclude: ['39'] },
+const GUESTS = /** @type {Record<string, {title: string, suite?: string, debian: string, systemd: number, append?: string, files?: string[], exclude?: string[], filesOnly?: boolean, split?: number}>} */ ({
+  bookworm: { title: 'debian 12 (systemd 252)', debian: '12', systemd: 252, exclude: ['39'], split: 3 },
   trixie: { title: 'debian 13 (systemd 257)', debian: '13', systemd: 257, files: ['00', '01', '10', '30', '31', '34', '36', '42', '50'], exclude: ['39'] },
   'bookworm-psi0': { title: 'debian 12 (systemd 252, psi=0)', suite: 'bookworm', debian: '12', systemd: 252, append: 'psi=0', files: ['00', '39'], filesOnly: true },
 });
 const DEFAULT_GUESTS = 'bookworm,trixie,bookworm-psi0';
+// Guests booted at once. Two: the guest files mostly wait (grace periods, PSI windows, timers), so
+// a second guest on the other core nearly halves the wall time on a 2-core machine (measured
+// 2026-11-30, see test/vm/README.md); a guest with `split` is booted that many times, its files
+// dealt between the boots by their cost.
+const LANES = Math.max(1, Number(process.env.SB_VM_LANES || 2));
+// What each guest file costs on Debian 12, in seconds (measured 2026-11-30 with SB_VM_LANES=1 while
+// other work loaded the host: the whole guest took 48 min; only the ratios matter, they balance
+// the boots). A file not listed: 90 s.
+const COST_S = /** @type {Record<string, number>} */ ({
+  '00': 14, '01': 111, 10: 37, 20: 295, 21: 83, 30: 68, 31: 109, 32: 249, 33: 113, 34: 172, 35: 82, 36: 143, 37: 119, 38: 79,
+  39: 140, 40: 106, 41: 189, 42: 73, 43: 143, 44: 61, 46: 62, 47: 62, 48: 102, 50: 87, 51: 96, 52: 79, 53: 94,
+});
+const DEFAULT_COST_S = 90;
+/** @param {string[]} files */
+const costOf = (files) => files.reduce((sum, f) => sum + (COST_S[f.slice(0, 2)] ?? DEFAULT_COST_S), 0);
+/**
+ * Deal files into `n` parts of nearly equal cost (the longest first, each to the lightest part);
+ * each part keeps the files' own order.
+ * @param {string[]} files @param {number} n
+ */
+function dealByCost(files, n) {
+  const parts = Array.from({ length: n }, () => /** @type {string[]} */ ([]));
+  for (const f of [...files].sort((a, b) => costOf([b]) - costOf([a]))) {
+    parts.reduce((min, p) => (costOf(p) < costOf(min) ? p : min)).push(f);
+  }
+  return parts.filter((p) => p.length > 0).map((p) => p.sort());
+}
 
 const HERE = __dirname;
 const ROOT = path.resolve(HERE, '..', '..');
 const GUEST_DIR = path.join(HERE, 'guest');
 const FILE_TIMEOUT_S = Number(process.env.SB_VM_FILE_TIMEOUT || 600);
+// CI stops the whole run at 90 min, and then reports nothing at all: past this budget (from the
+// suite's start) a guest file is not started, and is reported skipped with the reason, so that a
+// slow machine still gets every result that did run. 60 min leaves room for the host's tests (about
+// 10 min in CI) and for a file still running when the budget ends.
+const BUDGET_S = Number(process.env.SB_VM_BUDGET_MIN || 60) * 60;
+const SUITE_T0 = Date.now();
 const BOOT_TIMEOUT_S = Number(process.env.SB_VM_BOOT_TIMEOUT || 360);
 const TAIL_LINES = 40;
 const ERR_TAIL_LINES = 20;
@@ -178,17 +213,16 @@ if (skip) {
   const guests = (process.env.SB_VM_GUESTS ?? DEFAULT_GUESTS).split(',').map((g) => g.trim()).filter(Boolean);
   const unknown = guests.filter((g) => !GUESTS[g]);
 
-  /** @type {import('node:child_process').ChildProcess | undefined} the one qemu running (one guest at a time) */
-  let qemu;
-  let qemuExited = false;
+  /** @type {Set<import('node:child_process').ChildProcess>} every qemu running (one per lane) */
+  const qemus = new Set();
   let pruned = false;
-  const killQemu = () => { if (qemu && !qemuExited) qemu.kill('SIGKILL'); };
+  const killAll = () => { for (const q of qemus) q.kill('SIGKILL'); };
   // pdeathsig covers our own death; this covers the death of the test runner that started us
   const parentPid = process.ppid;
   setInterval(() => {
-    if (process.ppid !== parentPid) { killQemu(); process.exit(1); }
+    if (process.ppid !== parentPid) { killAll(); process.exit(1); }
   }, 500).unref();
-  process.on('exit', killQemu);
+  process.on('exit', killAll);
 
   if (unknown.length) {
     test('vm lab: SB_VM_GUESTS', () => {
@@ -196,11 +230,28 @@ if (skip) {
     });
   }
 
+  /** Every boot of the run: a guest and the files it runs (a guest with `split` is booted that many times, its files dealt by cost). */
+  const boots = [];
   for (const key of guests.filter((g) => GUESTS[g])) {
     const guest = GUESTS[key];
+    const all = !guest.filesOnly && (only.length > 0 || process.env.SB_VM_ALL_FILES === '1' || guest.files === undefined);
+    const files = (all ? guestFiles : guestFiles.filter((f) => guest.files?.some((p) => f.startsWith(p))))
+      .filter((f) => !guest.exclude?.some((p) => f.startsWith(p)));
+    const parts = dealByCost(files, LANES > 1 ? Math.min(guest.split ?? 1, Math.max(1, Math.ceil(files.length / 2))) : 1);
+    parts.forEach((part, i) => boots.push({ key, guest, files: part, title: parts.length > 1 ? `${guest.title} [${i + 1}/${parts.length}]` : guest.title }));
+  }
+  // longest first: the lanes end together
+  boots.sort((a, b) => costOf(b.files) - costOf(a.files));
+
+  describe(`lab: ${boots.length} guest boot${boots.length === 1 ? '' : 's'}, ${LANES} at a time (SB_VM_LANES)`, { concurrency: LANES }, () => {
+  for (const { key, guest, files, title } of boots) {
     const suite = guest.suite ?? key;
     let failed = false;
     let runDir = '';
+    /** @type {import('node:child_process').ChildProcess | undefined} */
+    let qemu;
+    let qemuExited = false;
+    const killQemu = () => { if (qemu && !qemuExited) qemu.kill('SIGKILL'); };
     const append = [process.env.SB_VM_APPEND, guest.append].filter(Boolean).join(' ');
     /** @type {NodeJS.ProcessEnv} */
     let env = { ...process.env, SB_VM_SUITE: suite, SB_VM_APPEND: append };
@@ -220,7 +271,7 @@ if (skip) {
       return tail(r.stdout + r.stderr, 30);
     };
 
-    describe(guest.title, () => {
+    describe(title, { concurrency: 1 }, () => {   // one file at a time in a guest
       before(async () => {
         // 1. image (cached by content key; progress streams to our stderr)
         const t0 = Date.now();
@@ -237,9 +288,10 @@ if (skip) {
         const q = spawn('bash', [path.join(HERE, 'vm-start.sh'), '-F', '-d', runDir, '-p', ROOT],
           { env, stdio: ['ignore', 'pipe', 'pipe'] });
         qemu = q;
+        qemus.add(q);
         q.stdout?.on('data', (d) => { qemuLog += d; });
         q.stderr?.on('data', (d) => { qemuLog += d; });
-        q.on('exit', () => { if (qemu === q) qemuExited = true; });
+        q.on('exit', () => { qemus.delete(q); if (qemu === q) qemuExited = true; });
         const ready = path.join(runDir, 'out', 'ready');
         const deadline = Date.now() + BOOT_TIMEOUT_S * 1000;
         while (!fs.existsSync(ready) || !fs.readFileSync(ready, 'utf8').trim()) {
@@ -283,12 +335,14 @@ if (skip) {
         else fs.rmSync(runDir, { recursive: true, force: true });
       });
 
-      const all = !guest.filesOnly && (only.length > 0 || process.env.SB_VM_ALL_FILES === '1' || guest.files === undefined);
-      const files = (all ? guestFiles : guestFiles.filter((f) => guest.files?.some((p) => f.startsWith(p))))
-        .filter((f) => !guest.exclude?.some((p) => f.startsWith(p)));
       for (const file of files) {
         test(`guest/${file}`, async (t) => {
           const rel = `test/vm/guest/${file}`;
+          const spentS = (Date.now() - SUITE_T0) / 1000;
+          if (spentS > BUDGET_S) {
+            t.skip(`not run: the lab's time budget (SB_VM_BUDGET_MIN=${BUDGET_S / 60}) was spent after ${(spentS / 60).toFixed(1)} min; run it alone: SB_VM_GUESTS=${key} SB_VM_ONLY=${file.slice(0, 2)} npm run test:vm`);
+            return;
+          }
           // NN-name.root.sh beside a guest file sets up, as root, what the unprivileged test cannot
           // (another user's processes, say); the test itself always runs as tester. SB_LAB_GUEST
           // tells both which guest this is (bookworm, trixie); helpers.js labGuest() says more.
@@ -323,4 +377,5 @@ if (skip) {
       }
     });
   }
+  });
 }
