@@ -41,10 +41,13 @@ export const TICK_ACCURACY_US = 1_000_000n;
 /** Between SIGTERM at the timeout and SIGKILL: 5 s. A probe is a quick look with nothing to flush. */
 export const TICK_KILL_GRACE_US = 5_000_000n;
 
+/** The shortest per-tick timeout given to systemd: 1 ms (0 would not be a timeout at all). */
+const MIN_TIMEOUT_S = 0.001;
+
 export const pollTimerName = (monitorId: string): string => `sb-monitor-${monitorId}.timer`;
 export const pollServiceName = (monitorId: string): string => `sb-monitor-${monitorId}.service`;
 
-const us = (s: number): bigint => BigInt(Math.max(0, Math.ceil(s * 1_000_000)));
+const us = (s: number): bigint => BigInt(Math.max(0, Math.round(s * 1_000_000)));
 
 /** When the ticks come: every intervalS (the first after firstS), or a failing probe's backoff. */
 export type Cadence =
@@ -92,7 +95,7 @@ export function pollServiceProperties(i: PollUnitInput): UnitProperty[] {
     ['Environment', 'as', [`SESSIONBRAKE_SESSION=${i.sessionId}`, `SESSIONBRAKE_MONITOR=${i.monitorId}`]],
     ['KillMode', 's', 'control-group'],
     ['MemoryHigh', 't', BigInt(i.memoryHighBytes)],
-    ['RuntimeMaxUSec', 't', us(i.timeoutS)],
+    ['RuntimeMaxUSec', 't', us(Math.max(MIN_TIMEOUT_S, i.timeoutS))],
     ['TimeoutStopUSec', 't', TICK_KILL_GRACE_US],
     ['StandardOutputFileToAppend', 's', i.outputFile],
     ['StandardErrorFileToAppend', 's', i.outputFile],

@@ -65,9 +65,9 @@ test('the backoff: backoffS\'s range, its lowest draw as the wait and its jitter
   assert.ok(Math.abs(c.afterS + c.jitterS - backoffS(10, 2, 1)) < 1e-9);
   assert.ok(c.afterS > 10, 'longer than the interval');
   const p = asMap(pollTimerProperties(input, c));
-  const wait = BigInt(Math.ceil(c.afterS * 1e6));
+  const wait = BigInt(Math.round(c.afterS * 1e6));
   assert.deepEqual(p.get('TimersMonotonic')?.v, [['OnActiveSec', wait], ['OnUnitInactiveSec', wait]], 'from now, and from each later failed tick\'s end while sbd is away');
-  assert.deepEqual(p.get('RandomizedDelayUSec'), { sig: 't', v: BigInt(Math.ceil(c.jitterS * 1e6)) });
+  assert.deepEqual(p.get('RandomizedDelayUSec'), { sig: 't', v: BigInt(Math.round(c.jitterS * 1e6)) });
   assert.ok(cadenceFor(10, 3, 0).afterS > c.afterS, 'each failure waits longer');
   const capped = cadenceFor(600, 20, 0);
   assert.ok(capped.afterS + capped.jitterS <= MAX_BACKOFF_S * 1.2 + 1e-6, 'capped');
