@@ -69,6 +69,8 @@ export interface Runner {
   stop(kit: RunnerKit, record: MonitorRecord): Promise<void>;
   /** One of the monitor's units (sb-monitor-ID.*) changed (systemd's signal); `info` undefined once the unit is gone. */
   onUnit?(kit: RunnerKit, record: MonitorRecord, info: UnitInfo | undefined, unit: string): void;
+  /** Run it again from a clean start (sbctl monitor recover approve): a poll or ssh probe awaiting confirmation or suspended. */
+  restart?(kit: RunnerKit, record: MonitorRecord): Promise<void>;
   /** The runner counts the record's ticks itself (a poll: one per run of its service), not the manager per output read. */
   countsTicks?: boolean;
 }

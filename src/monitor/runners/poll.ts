@@ -82,7 +82,7 @@ async function startPair(kit: RunnerKit, record: MonitorRecord & { spec: ProbeSp
 }
 
 /** The running of poll-like monitors, given how each builds its command. */
-export function probeRunner(commandOf: (host: MonitorHost, spec: ProbeSpec) => ProbeCommand): Runner & { restart(kit: RunnerKit, record: MonitorRecord): Promise<void> } {
+export function probeRunner(commandOf: (host: MonitorHost, spec: ProbeSpec) => ProbeCommand): Required<Pick<Runner, 'restart'>> & Runner {
   /** Stop the timer (no new tick) and the service (a tick under way). */
   async function stopUnits(kit: RunnerKit, id: string): Promise<void> {
     await stopQuietly(kit, pollTimerName(id), id);
