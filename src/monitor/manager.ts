@@ -215,10 +215,13 @@ export class MonitorManager {
     // a poll has two units (its timer and its service): both are named after the monitor
     const byName = monitorIdOfUnit(unit);
     const r = (byName === undefined ? undefined : this.records.get(byName)) ?? [...this.records.values()].find((x) => x.unit?.name === unit);
-    if (!r || !live(r)) return;
+    // Only a running monitor's units are read: reading a unit that is gone makes systemd load
+    // a stub of it and unload it again, whose UnitRemoved would come back here, round and round
+    // for a suspended poll whose units are gone.
+    if (!r || r.lifecycle !== 'running') return;
     const info: UnitInfo | undefined = await this.host.getUnit(unit);
     const now = this.records.get(r.id);
-    if (!now || !live(now)) return; // stopped by us meanwhile: that stop is the receipt, not an exit
+    if (!now || now.lifecycle !== 'running') return; // stopped by us meanwhile: that stop is the receipt, not an exit
     this.runner(now)?.onUnit?.(this.kit, now, info, unit);
   }
 

@@ -33,9 +33,9 @@ const isProbe = (r: MonitorRecord): r is MonitorRecord & { spec: ProbeSpec } => 
 
 const ACTIVE = new Set(['active', 'activating', 'reloading']);
 
-/** systemd may take a turn of its loop to unload a stopped pair; tries of a re-creation meanwhile, and the pause between them. */
-const RECREATE_TRIES = 4;
-const RECREATE_PAUSE_MS = 250;
+/** systemd unloads a stopped pair on a later turn of its loop (slower under load); tries of a re-creation meanwhile, and the pause between them: 3 s in all. */
+const RECREATE_TRIES = 10;
+const RECREATE_PAUSE_MS = 300;
 const unitExists = (err: unknown): boolean => /UnitExists|already loaded|already exists/.test(`${(err as { type?: string }).type ?? ''} ${(err as Error).message}`);
 const notLoaded = (err: unknown): boolean => /NoSuchUnit|not loaded|not found/i.test(`${(err as { type?: string }).type ?? ''} ${(err as Error).message}`);
 

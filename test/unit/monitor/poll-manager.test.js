@@ -128,6 +128,15 @@ test('a failure streak: told once, backed off by a new timer each time, suspende
   assert.equal(s.units.has(timer), false, 'its timer is stopped');
   await s.tick(a.id, { result: 'exit-code', execMainStatus: 2 });
   assert.equal(s.notices.length, 2, 'a suspended poll tells nothing more');
+  // reading a unit that is gone makes systemd load a stub and unload it (UnitRemoved again): a
+  // suspended poll's unit events are not read at all
+  const getUnit = s.host.getUnit;
+  let reads = 0;
+  s.host.getUnit = async (name) => { reads += 1; return getUnit(name); };
+  await s.m.onUnit(timer);
+  await s.m.onUnit(`sb-monitor-${a.id}.service`);
+  s.host.getUnit = getUnit;
+  assert.equal(reads, 0);
 });
 
 test('a success after failures: told once, and the interval comes back', async (t) => {

@@ -29,6 +29,17 @@ const list = (session) => json(sbctl('monitor', 'list', '--session', session, '-
 const show = (unit, prop) => systemctl('show', '-P', prop, unit).stdout.trim();
 const gone = (unit) => show(unit, 'LoadState') === 'not-found';
 const unitsOf = (id) => ({ timer: `sb-monitor-${id}.timer`, service: `sb-monitor-${id}.service` });
+const { spawnSync } = require('node:child_process');
+/** waitFor, and on a timeout what the monitor, its units, systemd and sbd said. */
+async function waitOn(session, id, pred, ms, what) {
+  try {
+    return await waitFor(pred, ms, { what });
+  } catch (err) {
+    const u = unitsOf(id);
+    const journal = spawnSync('journalctl', ['--user', '--no-pager', '-o', 'short-monotonic', '-n', '60', '-u', u.timer, '-u', u.service, '-u', 'sbd.service'], { encoding: 'utf8' });
+    throw new Error(`${/** @type {Error} */ (err).message}\nmonitor: ${JSON.stringify(list(session).find((m) => m.id === id))}\ntimer: ${show(u.timer, 'LoadState')} ${show(u.timer, 'ActiveState')}; service: ${show(u.service, 'LoadState')} ${show(u.service, 'ActiveState')}\njournal:\n${journal.stdout}${journal.stderr}`);
+  }
+}
 
 test('poll: a timer plus service ticking into the inbox, backoff and suspension, timeout, stop, sbd\'s restart', labOnly, async (t) => {
   await startSbd({});
@@ -70,32 +81,32 @@ test('poll: a timer plus service ticking into the inbox, backoff and suspension,
 
   // a failing probe: one notice when the streak begins; the backoff is a timer with systemd's jitter
   const f = unitsOf(fl.id);
-  const failing = await waitFor(() => inbox('poll1').find((n) => n.from === fl.handle && n.kind === 'failing'), 30_000, { what: 'the failing notice' });
+  const failing = await waitOn('poll1', fl.id, () => inbox('poll1').find((n) => n.from === fl.handle && n.kind === 'failing'), 30_000, 'the failing notice');
   assert.match(failing.text, /^flag: the probe exited with status 1; retrying less often/);
-  await waitFor(() => show(f.timer, 'ActiveState') === 'active' && !/^0/.test(show(f.timer, 'RandomizedDelayUSec')), 20_000, { what: 'the backoff timer, with RandomizedDelayUSec' });
+  await waitOn('poll1', fl.id, () => show(f.timer, 'ActiveState') === 'active' && !/^0/.test(show(f.timer, 'RandomizedDelayUSec')), 20_000, 'the backoff timer, with RandomizedDelayUSec');
   // ... then suspended after 2 in a row, told once, its timer and service gone
-  const suspended = await waitFor(() => list('poll1').find((m) => m.id === fl.id && m.lifecycle === 'suspended'), 40_000, { what: 'the failing poll to be suspended' });
+  const suspended = await waitOn('poll1', fl.id, () => list('poll1').find((m) => m.id === fl.id && m.lifecycle === 'suspended'), 40_000, 'the failing poll to be suspended');
   assert.match(suspended.reason, /^suspended after 2 failed ticks in a row; the last exited with status 1/);
-  await waitFor(() => gone(f.timer) && gone(f.service), 20_000, { what: 'the suspended poll\'s timer and service to be gone' });
+  await waitOn('poll1', fl.id, () => gone(f.timer) && gone(f.service), 20_000, 'the suspended poll\'s timer and service to be gone');
   assert.deepEqual(inbox('poll1').filter((n) => n.from === fl.handle).map((n) => n.kind), ['failing', 'suspended'], 'one notice per streak and one on suspension, none per tick');
 
   // a tick longer than its timeout is stopped by systemd (RuntimeMaxSec): a failed tick
-  const late = await waitFor(() => list('poll1').find((m) => m.id === slow.id && m.lifecycle === 'suspended'), 30_000, { what: 'the slow poll to be suspended' });
+  const late = await waitOn('poll1', slow.id, () => list('poll1').find((m) => m.id === slow.id && m.lifecycle === 'suspended'), 30_000, 'the slow poll to be suspended');
   assert.match(late.reason, /the last timed out after 1 s and was stopped/);
-  await waitFor(() => gone(unitsOf(slow.id).timer) && gone(unitsOf(slow.id).service), 20_000, { what: 'the slow poll\'s units to be gone' });
+  await waitOn('poll1', slow.id, () => gone(unitsOf(slow.id).timer) && gone(unitsOf(slow.id).service), 20_000, 'the slow poll\'s units to be gone');
 
   // stop removes its timer and its service
   assert.deepEqual(json(sbctl('monitor', 'stop', '--session', 'poll1', '--json', st.handle)), { handle: st.handle, lifecycle: 'stopped' });
-  await waitFor(() => gone(u.timer) && gone(u.service), 20_000, { what: 'the stopped poll\'s timer and service to be gone' });
+  await waitOn('poll1', st.id, () => gone(u.timer) && gone(u.service), 20_000, 'the stopped poll\'s timer and service to be gone');
 
   // after sbd restarts, a local poll waits for confirmation: its timer is stopped
   const again = poll('--label', 'again', '--interval', '5s', '--', 'cat', status);
   const a = unitsOf(again.id);
   assert.equal(show(a.timer, 'ActiveState'), 'active');
   await startSbd({});
-  const waiting = await waitFor(() => list('poll1').find((m) => m.id === again.id && m.lifecycle === 'awaiting-confirmation'), 60_000, { what: 'the poll to await confirmation after the restart' });
+  const waiting = await waitOn('poll1', again.id, () => list('poll1').find((m) => m.id === again.id && m.lifecycle === 'awaiting-confirmation'), 60_000, 'the poll to await confirmation after the restart');
   assert.match(waiting.reason, /sbctl monitor recover approve/);
-  await waitFor(() => gone(a.timer), 20_000, { what: 'its timer to be stopped' });
+  await waitOn('poll1', again.id, () => gone(a.timer), 20_000, 'its timer to be stopped');
 });
 
 const ssh = '/usr/bin/ssh';
