@@ -50,6 +50,11 @@ function nonNegativeInt(value: string): number {
   return Number(value);
 }
 
+function positiveInt(value: string): number {
+  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError('expected a whole number, 1 or more.');
+  return Number(value);
+}
+
 function config(file: string | undefined): Config {
   try {
     return lazy.config().loadConfig(file ?? defaultConfigPath(), file !== undefined);
@@ -141,7 +146,7 @@ Examples:
 
   const monitor = program
     .command('monitor')
-    .description('Background work of a session\'s agent, owned by sbd: start a process (a transient service of the session\'s slice), tail a file, list and stop them. Notices of matching output go to the session\'s inbox (sbctl inbox). The session is --session or $SESSIONBRAKE_SESSION.');
+    .description('Background work of a session\'s agent, owned by sbd: start a process (a transient service of the session\'s slice), tail a file, poll a probe locally or over ssh (a transient timer and service), list and stop them. Notices of matching output go to the session\'s inbox (sbctl inbox). The session is --session or $SESSIONBRAKE_SESSION.');
   const common = (c: Command): Command =>
     c
       .option('--session <name>', 'the session (default: $SESSIONBRAKE_SESSION)')
@@ -179,10 +184,38 @@ Examples:
     .option('--from-start', 'read the file from its start, not from its end')
     .argument('<file>', 'the file (absolute, or relative to here)')
     .action(async (file: string, o: Common & { fromStart?: boolean }) => withBus((bus) => lazy.monitor().monitorStart(bus, o.session, { type: 'tail', path: path.resolve(file), ...shared(o), ...(o.fromStart ? { fromStart: true } : {}) }, o.json === true, process.env, say)));
-  common(monitor.command('poll').description('Run a fast read-only probe every --interval seconds (a probe with work in it, a shell or shell syntax is quarantined with the reason).'))
-    .addOption(new Option('--interval <seconds>', 'between ticks (at least 5 s)').argParser(durationS).makeOptionMandatory())
-    .argument('<cmd...>', 'the probe and its arguments (after --)')
-    .action(async (cmd: string[], o: Common & { interval: number }) => withBus((bus) => lazy.monitor().monitorStart(bus, o.session, { type: 'poll', argv: cmd, intervalS: o.interval, ...shared(o) }, o.json === true, process.env, say)));
+  const probe = (c: Command): Command =>
+    common(c)
+      .addOption(new Option('--interval <seconds>', 'between the starts of two ticks (at least 5 s)').argParser(durationS).makeOptionMandatory())
+      .addOption(new Option('--timeout <seconds>', 'a tick running longer is stopped and counts as failed; shorter than --interval (default: half of it)').argParser(durationS))
+      .addOption(new Option('--max-failures <n>', 'failed ticks in a row before the monitor is suspended (default 5)').argParser(positiveInt));
+  type Probe = Common & { interval: number; timeout?: number; maxFailures?: number };
+  const probeOptions = (o: Probe): Record<string, unknown> => ({
+    intervalS: o.interval,
+    ...(o.timeout !== undefined ? { timeoutS: o.timeout } : {}),
+    ...(o.maxFailures !== undefined ? { maxConsecutiveFailures: o.maxFailures } : {}),
+    ...shared(o),
+  });
+  const probeHelp = [
+    '',
+    'Each tick is a transient service of the session\'s slice started by a transient systemd timer',
+    '(sb-monitor-ID.timer and .service): ticks never overlap, a tick longer than --timeout is stopped.',
+    'Its output is appended to a file sbd follows: lines matching --notify-on reach the inbox.',
+    'A failed tick (non-zero exit, a signal, the timeout) makes the next one wait longer (exponential',
+    'backoff with jitter, up to 30 min); --max-failures failed ticks in a row suspend the monitor',
+    '(its timer stopped). The inbox is told once when failures begin, once when they end, and once',
+    'on suspension. After sbd restarts, a local poll waits for sbctl monitor recover approve;',
+    'an ssh probe resumes.',
+  ].join('\n');
+  probe(monitor.command('poll').description('Run a fast read-only probe every --interval seconds (a probe with work in it, a shell or shell syntax is quarantined with the reason).'))
+    .argument('<cmd...>', 'the probe and its arguments (after --); the program is found on sbd\'s PATH unless absolute')
+    .addHelpText('after', `${probeHelp}\n\nExample:\n  sbctl monitor poll --interval 30s --notify-on 'state: (done|failed)' -- cat /tmp/train/status`)
+    .action(async (cmd: string[], o: Probe) => withBus((bus) => lazy.monitor().monitorStart(bus, o.session, { type: 'poll', argv: cmd, ...probeOptions(o) }, o.json === true, process.env, say)));
+  probe(monitor.command('ssh').description('Run a read-only probe on HOST over ssh every --interval seconds: a poll of `ssh -o BatchMode=yes -o ConnectTimeout=N HOST -- CMD...` (ssh on sbd\'s PATH; never a prompt).'))
+    .argument('<host>', 'the host as ssh takes it (host or user@host; ports and options belong in ~/.ssh/config)')
+    .argument('<cmd...>', 'the remote probe and its arguments (after --): plain words only, since the remote shell reads them (letters, digits and _ . , : = @ % + / -)')
+    .addHelpText('after', `${probeHelp}\n\nssh's own failure (unreachable host, refused login) exits 255 and counts as a failed tick.\n\nExample:\n  sbctl monitor ssh --interval 60s --notify-on 'FINISHED|Traceback' gpu1 -- tail -n 5 /data/run7/train.log`)
+    .action(async (host: string, cmd: string[], o: Probe) => withBus((bus) => lazy.monitor().monitorStart(bus, o.session, { type: 'ssh', host, argv: cmd, ...probeOptions(o) }, o.json === true, process.env, say)));
   monitor
     .command('list')
     .description('The session\'s monitors: handle, label, type, state and why.')

@@ -35,6 +35,7 @@ export function startMonitors(w: MonitorWiring): MonitorManager {
     recordsDir: monitorsDir(w.env),
     outputDir: runtime ? path.join(runtime, 'sessionbrake', 'monitors') : path.join(monitorsDir(w.env), 'output'),
     startTransientService: (name, props) => w.manager.startTransientService(name, props),
+    startTransientTimer: (timer, timerProps, service, serviceProps) => w.manager.startTransientTimer(timer, timerProps, service, serviceProps),
     stopUnit: (name) => w.manager.stopUnit(name),
     getUnit: (name) => w.manager.getUnit(name),
     watchFile: w.watchFile,

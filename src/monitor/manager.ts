@@ -13,10 +13,11 @@ import { type Pending, addLines, compileMatchers, dueAtMs, flush } from './notic
 import type { RecoveryPlan } from './recovery';
 import { type MonitorHost, MonitorRequestError, type Runner, type RunnerKit } from './runner';
 import { RUNNERS } from './runners';
-import { judgeProbe } from './safety';
+import { judgeProbe, judgeRemoteProbe } from './safety';
 import { type MonitorSpec, OUTPUT_CAP_BYTES, parseMonitorSpec } from './spec';
 import { type CorruptRecord, type MonitorRecord, archiveRecord, loadRecords, removeRecord, saveRecord } from './store';
 import { readAppended } from './tail-read';
+import { monitorIdOfUnit } from './unit';
 
 export { type MonitorHost, MonitorRequestError, type MonitorSession } from './runner';
 
@@ -77,6 +78,8 @@ export class MonitorManager {
           const lifecycle = action === 'await-confirmation' ? 'awaiting-confirmation' : action === 'expire' ? 'expired' : action === 'quarantine' ? 'quarantined' : 'gone';
           this.save({ ...r, lifecycle, reason: why });
           if (action === 'expire' && r.unit) void this.host.stopUnit(r.unit.name).catch(() => undefined);
+          // a local poll's timer is stopped until the agent confirms (sbctl monitor recover approve)
+          if (action === 'await-confirmation') void this.runner(r)?.stop(this.kit, this.must(id));
           if (action === 'report-gone' || action === 'quarantine') this.kit.tell(r, lifecycle, why);
           break;
         }
@@ -124,7 +127,7 @@ export class MonitorManager {
       lifecycle: 'running', createdAtMs: Date.now(), owner: this.host.owner, ticks: 0, consecutiveFailures: 0, truncations: 0,
     };
     if (spec.type === 'poll' || spec.type === 'ssh') {
-      const verdict = judgeProbe(spec.argv);
+      const verdict = spec.type === 'ssh' ? judgeRemoteProbe(spec.argv) : judgeProbe(spec.argv);
       if (!verdict.ok) {
         this.save({ ...record, lifecycle: 'quarantined', reason: verdict.reason });
         return { answer: 'quarantined', id: record.id, handle: this.handle(record.id), reason: verdict.reason };
@@ -166,7 +169,7 @@ export class MonitorManager {
     if (!r || !live(r)) return true;
     const read = readAppended(file, r.offset ?? 0, OUTPUT_CAP_BYTES);
     if (read.offset === r.offset && read.lines.length === 0) return true;
-    this.save({ ...r, offset: read.offset, ticks: r.ticks + 1, truncations: r.truncations + (read.skippedBytes > 0 ? 1 : 0) });
+    this.save({ ...r, offset: read.offset, ticks: r.ticks + (this.runner(r)?.countsTicks ? 0 : 1), truncations: r.truncations + (read.skippedBytes > 0 ? 1 : 0) });
     const spec = r.spec;
     const matchers = compileMatchers(spec);
     const slot = this.pending.get(id) ?? { batch: undefined, timer: undefined };
@@ -209,12 +212,17 @@ export class MonitorManager {
   }
 
   private async checkUnit(unit: string): Promise<void> {
-    const r = [...this.records.values()].find((x) => x.unit?.name === unit);
-    if (!r || !live(r)) return;
+    // a poll has two units (its timer and its service): both are named after the monitor
+    const byName = monitorIdOfUnit(unit);
+    const r = (byName === undefined ? undefined : this.records.get(byName)) ?? [...this.records.values()].find((x) => x.unit?.name === unit);
+    // Only a running monitor's units are read: reading a unit that is gone makes systemd load
+    // a stub of it and unload it again, whose UnitRemoved would come back here, round and round
+    // for a suspended poll whose units are gone.
+    if (!r || r.lifecycle !== 'running') return;
     const info: UnitInfo | undefined = await this.host.getUnit(unit);
     const now = this.records.get(r.id);
-    if (!now || !live(now)) return; // stopped by us meanwhile: that stop is the receipt, not an exit
-    this.runner(now)?.onUnit?.(this.kit, now, info);
+    if (!now || now.lifecycle !== 'running') return; // stopped by us meanwhile: that stop is the receipt, not an exit
+    this.runner(now)?.onUnit?.(this.kit, now, info, unit);
   }
 
   /** Stop one monitor (its own unit or watch only). */

@@ -25,6 +25,8 @@ export interface MonitorHost {
   /** Where spawns write their output (a runtime directory: it need not survive a reboot). */
   outputDir: string;
   startTransientService(name: string, props: readonly TransientProperty[]): Promise<void>;
+  /** One StartTransientUnit: the timer started, its service created beside it (a poll, monitor/poll-unit.ts). */
+  startTransientTimer(timer: string, timerProps: readonly TransientProperty[], service: string, serviceProps: readonly TransientProperty[]): Promise<void>;
   stopUnit(name: string): Promise<void>;
   getUnit(name: string): Promise<UnitInfo | undefined>;
   watchFile(file: string): void;
@@ -65,8 +67,12 @@ export interface Runner {
   resume(kit: RunnerKit, record: MonitorRecord, action: ResumeAction): void;
   /** Stop what runs; the record is already saved as stopped. */
   stop(kit: RunnerKit, record: MonitorRecord): Promise<void>;
-  /** The monitor's unit changed (systemd's signal); `info` undefined once the unit is gone. */
-  onUnit?(kit: RunnerKit, record: MonitorRecord, info: UnitInfo | undefined): void;
+  /** One of the monitor's units (sb-monitor-ID.*) changed (systemd's signal); `info` undefined once the unit is gone. */
+  onUnit?(kit: RunnerKit, record: MonitorRecord, info: UnitInfo | undefined, unit: string): void;
+  /** Run it again from a clean start (sbctl monitor recover approve): a poll or ssh probe awaiting confirmation or suspended. */
+  restart?(kit: RunnerKit, record: MonitorRecord): Promise<void>;
+  /** The runner counts the record's ticks itself (a poll: one per run of its service), not the manager per output read. */
+  countsTicks?: boolean;
 }
 
 /** A request the manager refuses (bad spec, unknown session, a type not run here): exit code 2 in sbctl. */

@@ -36,3 +36,22 @@ export function judgeProbe(argv: readonly string[]): ProbeVerdict {
   }
   return { ok: true };
 }
+
+/** What a word of an ssh probe may hold: the remote side runs it through a shell, which would read anything else (spaces, quotes, $, globs, ~, ...). */
+const REMOTE_WORD = /^[A-Za-z0-9_.,:=@%+/-]+$/;
+
+/**
+ * Judge an ssh probe's remote argv (pure): judgeProbe's rules, and every word plain. ssh joins
+ * its command words with spaces and hands the line to the remote user's shell, so a word with a
+ * character that shell reads would not arrive as the word given: it is refused, not quoted.
+ */
+export function judgeRemoteProbe(argv: readonly string[]): ProbeVerdict {
+  const verdict = judgeProbe(argv);
+  if (!verdict.ok) return verdict;
+  for (const [i, word] of argv.entries()) {
+    if (!REMOTE_WORD.test(word)) {
+      return { ok: false, reason: `word ${i + 1} ${JSON.stringify(word)} has a character the remote shell would read: an ssh probe's words may hold only letters, digits and _ . , : = @ % + / -` };
+    }
+  }
+  return { ok: true };
+}

@@ -44,6 +44,11 @@ export interface SpawnUnitInput {
 /** The unit's name: one per monitor, and recognisably sessionbrake's. */
 export const spawnUnitName = (monitorId: string): string => `sb-monitor-${monitorId}.service`;
 
+/** The monitor a unit belongs to, from its name (sb-monitor-ID.service, a poll's sb-monitor-ID.timer); undefined for others. */
+export function monitorIdOfUnit(unit: string): string | undefined {
+  return /^sb-monitor-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(?:service|timer)$/.exec(unit)?.[1];
+}
+
 export function spawnUnitProperties(i: SpawnUnitInput): UnitProperty[] {
   const props: UnitProperty[] = [
     // names, never arguments: they can carry tokens, and Description shows in every listing

@@ -13,7 +13,7 @@ export interface UnitInfo {
   memoryHigh: number;
   memoryMax: number;
   memorySwapMax: number;
-  /** A service's Result ("success", "exit-code", "signal", "start-limit-hit", ...); undefined for others. */
+  /** A service's Result ("success", "exit-code", "signal", "start-limit-hit", ...) or a timer's ("success", "resources"); undefined for others. */
   result?: string | undefined;
   /** A service's exit receipt: ExecMainCode (CLD_EXITED 1, CLD_KILLED 2, CLD_DUMPED 3) and ExecMainStatus (exit status or signal). */
   execMainCode?: number | undefined;
@@ -65,6 +65,9 @@ export interface UserManager {
   startScope(scope: TransientScope): Promise<void>;
   /** StartTransientUnit for a service with these properties (monitor/unit.ts); resolves when its start job is done. */
   startTransientService(name: string, props: readonly TransientProperty[]): Promise<void>;
+  /** One StartTransientUnit: the timer with these properties started, and its service (same name, .service)
+   * created beside it as the auxiliary unit, as systemd-run --on-active does; resolves when the timer's start job is done. */
+  startTransientTimer(timer: string, timerProps: readonly TransientProperty[], service: string, serviceProps: readonly TransientProperty[]): Promise<void>;
   reload(): Promise<void>;
   enableUnitFiles(paths: readonly string[]): Promise<void>;
   disableUnitFiles(names: readonly string[]): Promise<void>;

@@ -171,7 +171,7 @@ export class DbusUserManager implements UserManager {
   }
 
   async getUnit(unit: string): Promise<UnitInfo | undefined> {
-    const kind = unit.endsWith('.scope') ? 'Scope' : unit.endsWith('.service') ? 'Service' : unit.endsWith('.slice') ? 'Slice' : undefined;
+    const kind = unit.endsWith('.scope') ? 'Scope' : unit.endsWith('.service') ? 'Service' : unit.endsWith('.slice') ? 'Slice' : unit.endsWith('.timer') ? 'Timer' : undefined;
     if (kind === undefined) return undefined;
     const path = unitObjectPath(unit);
     try {
@@ -189,6 +189,7 @@ export class DbusUserManager implements UserManager {
         memoryMax: limitFromBus(v<bigint>('MemoryMax') ?? 0xffff_ffff_ffff_ffffn),
         memorySwapMax: limitFromBus(v<bigint>('MemorySwapMax') ?? 0xffff_ffff_ffff_ffffn),
         ...(kind === 'Service' ? { result: v<string>('Result'), execMainCode: v<number>('ExecMainCode'), execMainStatus: v<number>('ExecMainStatus'), mainPid: v<number>('MainPID'), nRestarts: v<number>('NRestarts') } : {}),
+        ...(kind === 'Timer' ? { result: v<string>('Result') } : {}),
       };
     } catch (err) {
       if (err instanceof dbus.DBusError && /UnknownObject|NoSuchUnit|UnknownInterface/.test(err.type)) return undefined;
@@ -233,8 +234,12 @@ export class DbusUserManager implements UserManager {
   }
 
   async startTransientService(name: string, props: readonly TransientProperty[]): Promise<void> {
-    const variants = props.map(([n, sig, value]) => [n, new dbus.Variant(sig, value)] as [string, dbus.Variant]);
-    await this.runJob('starting', name, 'StartTransientUnit', 'ssa(sv)a(sa(sv))', [name, 'fail', variants, []]);
+    await this.runJob('starting', name, 'StartTransientUnit', 'ssa(sv)a(sa(sv))', [name, 'fail', variantsOf(props), []]);
+  }
+
+  async startTransientTimer(timer: string, timerProps: readonly TransientProperty[], service: string, serviceProps: readonly TransientProperty[]): Promise<void> {
+    // the 4th argument, a(sa(sv)): auxiliary units, created (not started) in the same call
+    await this.runJob('starting', timer, 'StartTransientUnit', 'ssa(sv)a(sa(sv))', [timer, 'fail', variantsOf(timerProps), [[service, variantsOf(serviceProps)]]]);
   }
 
   async reload(): Promise<void> {
@@ -276,6 +281,10 @@ export class DbusUserManager implements UserManager {
     this.lost = true;
     this.bus.disconnect();
   }
+}
+
+function variantsOf(props: readonly TransientProperty[]): Array<[string, dbus.Variant]> {
+  return props.map(([n, sig, value]) => [n, new dbus.Variant(sig, value)] as [string, dbus.Variant]);
 }
 
 function memoryVariants(p: MemoryProps): Array<[string, dbus.Variant]> {
