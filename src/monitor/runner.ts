@@ -27,7 +27,8 @@ export interface MonitorHost {
   startTransientService(name: string, props: readonly TransientProperty[]): Promise<void>;
   stopUnit(name: string): Promise<void>;
   getUnit(name: string): Promise<UnitInfo | undefined>;
-  watchFile(file: string): void;
+  /** Watch a file (inotify); with `entries`, a directory whose entries are told by their own paths as they come and go. */
+  watchFile(file: string, options?: { entries?: boolean }): void;
   unwatchFile(file: string): void;
   session(id: string): MonitorSession | undefined;
   owner: { busName: string; epoch: number };
@@ -55,7 +56,15 @@ export interface RunnerKit {
   catchUp(file: string): void;
   /** Tell the agent something about the monitor (its label, or handle, leads the text). */
   tell(r: MonitorRecord, kind: string, text: string): void;
+  /** New output lines of the monitor: those matching notifyOn are told, coalesced, at most maxLines. */
+  lines(id: string, lines: readonly string[]): void;
+  /** Watch a path for the runner's onFile (several monitors may watch one path); throws when it cannot be watched. */
+  watch(id: string, file: string, options?: { entries?: boolean }): void;
+  unwatch(id: string, file: string): void;
 }
+
+/** What a watched path did: changed (or, for a directory's entry, came), or went. */
+export type FileKind = 'modified' | 'gone';
 
 /** The recovery actions a runner carries out itself; the rest are the manager's. */
 export type ResumeAction = 'resume' | 'reuse';
@@ -67,6 +76,10 @@ export interface Runner {
   stop(kit: RunnerKit, record: MonitorRecord): Promise<void>;
   /** The monitor's unit changed (systemd's signal); `info` undefined once the unit is gone. */
   onUnit?(kit: RunnerKit, record: MonitorRecord, info: UnitInfo | undefined): void;
+  /** A path the monitor watches (kit.watch) changed. */
+  onFile?(kit: RunnerKit, record: MonitorRecord, file: string, kind: FileKind): void;
+  /** sbd is closing (or a test's manager): drop timers and handles, change no record. */
+  close?(kit: RunnerKit): void;
 }
 
 /** A request the manager refuses (bad spec, unknown session, a type not run here): exit code 2 in sbctl. */

@@ -107,7 +107,7 @@ test('bad requests are said: unknown session, bad spec, a type not run here, an 
   const s = setup(t);
   await assert.rejects(s.m.start('nobody', { type: 'tail', path: '/tmp/x' }), (e) => e instanceof MonitorRequestError && /no session "nobody"/.test(e.message));
   await assert.rejects(s.m.start('fix', { type: 'tail', path: 'rel' }), /path: an absolute path/);
-  await assert.rejects(s.m.start('fix', { type: 'http', url: 'http://127.0.0.1:1/', intervalS: 30 }), /not yet run by this sbd/);
+  await assert.rejects(s.m.start('fix', { type: 'ssh', host: 'build1', argv: ['uptime'], intervalS: 30 }), /not yet run by this sbd/);
   await assert.rejects(s.m.stop('fix', 'zzzz'), /no monitor "zzzz"/);
 });
 
