@@ -15,22 +15,20 @@ import { OUTPUT_CAP_BYTES } from '../spec';
 import type { MonitorRecord } from '../store';
 import { perKit } from './state';
 
-/** Read what the file is now: a regular file's size and last lines (read from its end, at most OUTPUT_CAP_BYTES); another kind of file only its size. */
+/** Read what the file is now: a regular file's size and last lines (read from its end, at most OUTPUT_CAP_BYTES); another kind of file, or one sbd may not read, only its size. */
 export function lookAt(file: string, lastLines: number, matchers: readonly RegExp[]): FileLook {
   let fd: number;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return lookOf(undefined, matchers);
-    if (code === 'ELOOP') {
-      try {
-        return lookOf({ size: fs.statSync(file).size, lines: [] }, matchers); // a symlink: its target's size, not read
-      } catch {
-        return lookOf(undefined, matchers);
-      }
+    if (code !== 'EACCES' && code !== 'EPERM') throw err;
+    try {
+      return lookOf({ size: fs.statSync(file).size, lines: [] }, matchers); // there, not readable: its size only
+    } catch {
+      return lookOf(undefined, matchers);
     }
-    throw err;
   }
   try {
     const st = fs.fstatSync(fd);

@@ -120,6 +120,11 @@ test('lookAt: the last lines of a big file are read from its end; a fifo is neve
   require('node:child_process').execFileSync('mkfifo', [fifo]);
   assert.deepEqual(lookAt(fifo, 5, []).lines, [], 'no blocking read of a fifo');
   assert.equal(lookAt(path.join(h.dir, 'none'), 5, []).state.exists, false);
+  if (process.getuid?.() !== 0) {
+    const closed = path.join(h.dir, 'closed');
+    fs.writeFileSync(closed, 'secret\n', { mode: 0o000 });
+    assert.deepEqual([lookAt(closed, 5, []).state.exists, lookAt(closed, 5, []).state.size, lookAt(closed, 5, []).lines], [true, 7, []], 'not readable: there, its size only');
+  }
 });
 
 test('fileChange (pure): appear, disappear, change, no change, notifyOn, maxLines', () => {
