@@ -124,6 +124,7 @@ test('probes: http backoff and suspension, a match in a 200 body, a file appeari
   // the failing one: three tries with growing gaps (2x then 4x the interval, ±20 %), then suspended
   const suspended = await waitFor(() => list('probe1').find((m) => m.id === down.id && m.lifecycle === 'suspended'), 90_000, { what: 'the failing monitor to be suspended' });
   assert.match(suspended.reason, /^suspended after 3 failures in a row; the last: status 500/);
+  await waitFor(() => server.hits('/fail').length >= 3, 10_000, { what: 'the server\'s record of the third try' });
   const tries = server.hits('/fail').map((e) => /** @type {number} */ (e.atMs));
   assert.equal(tries.length, 3, 'three tries, then none');
   const [g1, g2] = [(tries[1] - tries[0]) / 1000, (tries[2] - tries[1]) / 1000];
