@@ -145,7 +145,13 @@ export const fileRunner: Runner = {
     if (!w) return;
     if (kind === 'gone') w.went = true;
     if (w.timer) return; // the span is open: one look at its end
-    w.timer = setTimeout(() => look(kit, record.id), record.spec.coalesceSeconds * 1000);
+    w.timer = setTimeout(() => {
+      try {
+        look(kit, record.id);
+      } catch (err) {
+        kit.host.log('warn', 'looking at a monitored file failed', { monitor: record.id, err });
+      }
+    }, record.spec.coalesceSeconds * 1000);
     w.timer.unref();
   },
   close(kit) {

@@ -30,7 +30,9 @@ const probes = perKit<Probe>();
 function schedule(kit: RunnerKit, id: string, generation: number, afterS: number): void {
   const p = probes(kit).get(id);
   if (!p || p.generation !== generation) return;
-  p.timer = setTimeout(() => void tryOnce(kit, id, generation), afterS * 1000);
+  p.timer = setTimeout(() => {
+    tryOnce(kit, id, generation).catch((err: unknown) => kit.host.log('warn', 'an http monitor\'s try failed', { monitor: id, err }));
+  }, afterS * 1000);
   p.timer.unref(); // sbd stays up for its bus, not for a monitor's timer
 }
 

@@ -90,7 +90,7 @@ function observe(kit: RunnerKit, id: string, fd: Pidfd, seen: Observed): void {
     const reason = `process ${seen.pid} (${seen.comm}) exited`;
     kit.save({ ...r, lifecycle: 'stopped', reason });
     kit.tell(r, 'exit', reason);
-  }, () => undefined);
+  }).catch((err: unknown) => kit.host.log('warn', 'telling a process monitor\'s exit failed', { monitor: id, err }));
 }
 
 function release(kit: RunnerKit, id: string): void {
