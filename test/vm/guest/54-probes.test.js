@@ -4,7 +4,8 @@
 // http monitor against a local server (started here, in its own process, so that sbctl's
 // synchronous calls never hold it) backs off between failed tries (the gaps grow) and is
 // suspended after maxConsecutiveFailures with one notice; another that fails, then answers 200,
-// tells the failure, the recovery and a notifyOn match of the body; the URL's query never shows.
+// tells the failure, the recovery and a notifyOn match of the body; the URL's query is never told
+// nor logged.
 // A file monitor sees a file appear and change. A process monitor tells the exit of a process
 // started here, and its stop leaves another one running (sbd never signals what it observes).
 const test = require('node:test');
@@ -12,7 +13,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const { labOnly, waitFor } = require('./helpers');
 const { startSbd, runSession, sbctl, systemctl, alive } = require('./sbd-helpers');
 
@@ -136,6 +137,10 @@ test('probes: http backoff and suspension, a match in a 200 body, a file appeari
   assert.deepEqual(told.map((n) => n.kind), ['failing', 'suspended'], 'one failing notice, one suspension notice');
   assert.equal(told[1].text, `down: suspended after 3 failures in a row; the last: status 500 (expected 2xx or 3xx) (no more requests to http://127.0.0.1:${port}/fail)`);
   assert.ok(!JSON.stringify(inbox('probe1')).includes('s3cret'), 'the URL\'s query is never shown');
+  const journal = () => spawnSync('journalctl', ['--user', '-u', 'sbd.service', '--no-pager', '-o', 'cat'], { encoding: 'utf8' }).stdout;
+  const logged = await waitFor(() => journal().split('\n').find((l) => l.includes('an http monitor is suspended') && l.includes(down.id)), 30_000, { what: 'sbd to log the suspension' });
+  assert.ok(logged.includes(`"url":"http://127.0.0.1:${port}/fail"`), `logged as scheme://host:port/path: ${logged}`);
+  assert.ok(!journal().includes('s3cret'), 'the URL\'s query is never logged');
   await new Promise((r) => setTimeout(r, 6000));
   assert.equal(server.hits('/fail').length, 3, 'a suspended monitor asks nothing more');
 });
