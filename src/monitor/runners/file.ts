@@ -108,7 +108,9 @@ export const fileRunner: Runner = {
     } catch (err) {
       end(kit, record);
       const code = (err as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' || code === 'ENOTDIR' ? `the directory ${dir} does not exist: a file monitor watches the file's directory for it to come` : `cannot watch the directory ${dir} (${code ?? (err as Error).message})`;
+      const why = code === 'ENOENT'
+        ? `the directory ${dir} does not exist: a file monitor watches the file's directory for it to come`
+        : code === 'ENOTDIR' ? `${dir} is not a directory` : `cannot watch the directory ${dir} (${code ?? (err as Error).message})`;
       kit.save({ ...record, lifecycle: 'gone', reason: why });
       throw new MonitorRequestError(why);
     }

@@ -90,9 +90,11 @@ test('two monitors in one directory share its watch; a stop releases only its ow
   assert.ok(!h.watched.has(h.dir), 'released with the last');
 });
 
-test('refused: a file whose directory does not exist', async (t) => {
+test('refused: a file whose directory does not exist, or is not a directory', async (t) => {
   const h = fakeHost(t, { realWatch: true });
   await assert.rejects(h.m.start('fix', { type: 'file', path: path.join(h.dir, 'nope', 'x') }), /the directory .*nope does not exist/);
+  fs.writeFileSync(path.join(h.dir, 'plain'), '');
+  await assert.rejects(h.m.start('fix', { type: 'file', path: path.join(h.dir, 'plain', 'x') }), /plain is not a directory/);
 });
 
 test('after a restart: a change made while sbd was away is told once, at once', async (t) => {
