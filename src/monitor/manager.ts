@@ -262,7 +262,7 @@ export class MonitorManager {
 
   /** Stop one monitor (its own unit or watch only). */
   async stop(sessionId: string, handleOrId: string, why = 'stopped'): Promise<MonitorRecord> {
-    const found = resolveHandle(this.list(sessionId), handleOrId);
+    const found = resolveHandle(this.list(sessionId).map((r) => ({ id: r.id, label: r.spec.label })), handleOrId); // a label is the spec's
     if ('error' in found) throw new MonitorRequestError(found.error);
     const r = this.must(found.id);
     // saved first: the unit's own end, told by systemd while it stops, is then not taken for an exit
