@@ -58,7 +58,8 @@ export interface RunnerKit {
   tell(r: MonitorRecord, kind: string, text: string): void;
   /** New output lines of the monitor: those matching notifyOn are told, coalesced, at most maxLines. */
   lines(id: string, lines: readonly string[]): void;
-  /** Watch a path for the runner's onFile (several monitors may watch one path); throws when it cannot be watched. */
+  /** Watch a path for the runner's onFile (several monitors may watch one path). Throws when it cannot be watched; the path
+   * stays routed to the monitor all the same (a file not there yet is named by its directory's entries). */
   watch(id: string, file: string, options?: { entries?: boolean }): void;
   unwatch(id: string, file: string): void;
 }
