@@ -17,6 +17,12 @@ namespace {
 // its times or mode changed (a heartbeat renewed by `touch` changes nothing else).
 constexpr uint32_t kWatchMask = IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF;
 constexpr uint32_t kGoneMask = IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT;
+// On a directory added with entries: a name that came (created, moved in) or went (deleted,
+// moved out), told by the entry's own path, so that a file that does not exist yet is seen
+// when it comes (a monitor of a file's state).
+constexpr uint32_t kCameMask = IN_CREATE | IN_MOVED_TO;
+constexpr uint32_t kWentMask = IN_DELETE | IN_MOVED_FROM;
+constexpr uint32_t kEntriesMask = kCameMask | kWentMask | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_MASK_ADD;
 // On a grandparent directory: one of its entries went away.
 constexpr uint32_t kDirMask = IN_DELETE | IN_MOVED_FROM | IN_ONLYDIR | IN_MASK_ADD;
 
@@ -37,8 +43,10 @@ void FileWatch::Init(Napi::Env env, Napi::Object exports) {
 }
 
 // new FileWatch(cb): cb(events) with events = [[path, "modified" | "gone"], ...], one entry
-// per file that changed since the last call. add(path, attributes): with attributes true, a
-// change of the file's times or mode is "modified" too.
+// per file that changed since the last call. add(path, attributes, entries): with attributes
+// true, a change of the file's times or mode is "modified" too; with entries true, path is a
+// directory whose entries are told by their own paths ("modified" when one came, "gone" when
+// one went) and the directory itself is "gone" when it goes.
 FileWatch::FileWatch(const Napi::CallbackInfo& info) : Napi::ObjectWrap<FileWatch>(info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsFunction()) ThrowArgError(env, "FileWatch(cb): cb must be a function");
@@ -69,6 +77,7 @@ void FileWatch::Release() {
   wds_.clear();
   dirs_.clear();
   dir_wds_.clear();
+  entries_.clear();
   callback_.Reset();
 }
 
@@ -76,15 +85,24 @@ Napi::Value FileWatch::Add(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsString()) ThrowArgError(env, "add(path, attributes): path must be a string");
   if (info.Length() >= 2 && !info[1].IsBoolean()) ThrowArgError(env, "add(path, attributes): attributes must be a boolean");
+  if (info.Length() >= 3 && !info[2].IsBoolean()) ThrowArgError(env, "add(path, attributes, entries): entries must be a boolean");
   std::string path = info[0].As<Napi::String>();
   bool attributes = info.Length() >= 2 && info[1].As<Napi::Boolean>().Value();
+  bool entries = info.Length() >= 3 && info[2].As<Napi::Boolean>().Value();
   if (fd_ < 0) throw ErrnoError(env, "inotify_add_watch", EBADF, path);
-  int wd = inotify_add_watch(fd_, path.c_str(), kWatchMask | (attributes ? IN_ATTRIB : 0u));
+  // A directory of entries may also be some file's watched grandparent (the same wd): its mask
+  // is added to, never replaced.
+  uint32_t mask = entries ? kEntriesMask : kWatchMask | (attributes ? IN_ATTRIB : 0u);
+  int wd = inotify_add_watch(fd_, path.c_str(), mask);
   if (wd < 0) throw ErrnoError(env, "inotify_add_watch", errno, path);
   // The same file under another name gets the same wd: keep the first name.
   if (paths_.emplace(wd, path).second) {
     wds_[path] = wd;
-    WatchGrandparent(path);
+    if (entries) {
+      entries_[wd] = path == "/" ? "" : path;  // a directory tells its own deletion: no grandparent
+    } else {
+      WatchGrandparent(path);
+    }
   }
   if (paths_.size() == 1) poll_->Ref();
   return env.Undefined();
@@ -111,7 +129,7 @@ void FileWatch::UnwatchGrandparent(const std::string& file) {
   if (--dirs_[wd].refs > 0) return;
   dirs_.erase(wd);
   dir_wds_.erase(it);
-  inotify_rm_watch(fd_, wd);
+  if (paths_.count(wd) == 0) inotify_rm_watch(fd_, wd);  // unless it is watched for its entries too
 }
 
 void FileWatch::Forget(int wd, bool kernelDropped) {
@@ -119,10 +137,14 @@ void FileWatch::Forget(int wd, bool kernelDropped) {
   if (it == paths_.end()) return;
   std::string path = it->second;
   paths_.erase(it);
-  wds_.erase(path);
-  // the IN_IGNORED that follows an rm_watch finds no path and is dropped
-  if (!kernelDropped) inotify_rm_watch(fd_, wd);
-  UnwatchGrandparent(path);
+  // the name may be watched on a newer inode already (a file replaced by a rename): keep that
+  auto named = wds_.find(path);
+  if (named != wds_.end() && named->second == wd) wds_.erase(named);
+  bool entries = entries_.erase(wd) > 0;
+  // the IN_IGNORED that follows an rm_watch finds no path and is dropped; a directory that is
+  // some file's grandparent as well keeps its watch for that file
+  if (!kernelDropped && dirs_.count(wd) == 0) inotify_rm_watch(fd_, wd);
+  if (!entries) UnwatchGrandparent(path);
 }
 
 // remove(path): false when the path was not watched.
@@ -165,10 +187,16 @@ void FileWatch::OnReadable(Napi::Env env) {
             if (kv.second.compare(0, prefix.size(), prefix) == 0) gone.emplace(kv.first, false);
           }
         }
-        continue;
+        if (paths_.count(ev->wd) == 0) continue;  // else also a directory watched for its entries
       }
       auto it = paths_.find(ev->wd);
       if (it == paths_.end()) continue;  // removed by us, or already reported gone
+      auto listed = entries_.find(ev->wd);
+      if (listed != entries_.end() && ev->len > 0) {
+        // an entry came or went: told by its own path; the last word of this read wins
+        if (ev->mask & (kCameMask | kWentMask)) changed[listed->second + "/" + ev->name] = (ev->mask & kWentMask) != 0;
+        continue;
+      }
       if (ev->mask & kGoneMask) {
         gone[ev->wd] = gone[ev->wd] || (ev->mask & IN_IGNORED) != 0;
       } else {

@@ -5,6 +5,9 @@
 // seen on kernel 6.1): only the rmdir shows, as IN_DELETE of the cgroup's name in the PARENT
 // directory. So besides each file, the parent of its directory is watched (once per distinct
 // directory, refcounted), and a deleted entry there makes every watched file below it gone.
+//
+// A directory added with entries tells each entry that comes or goes by the entry's own path:
+// a file that does not exist yet is seen when it is created or moved in.
 #pragma once
 #include <napi.h>
 
@@ -46,6 +49,7 @@ class FileWatch : public Napi::ObjectWrap<FileWatch> {
   };
   std::map<int, DirWatch> dirs_;        // wd of a watched grandparent directory -> its path, users
   std::map<std::string, int> dir_wds_;  // grandparent path -> wd
+  std::map<int, std::string> entries_;  // wd of a directory watched for its entries -> its path ("" for /)
 };
 
 }  // namespace sb

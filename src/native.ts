@@ -27,7 +27,7 @@ interface RawPidfd {
 }
 interface RawFileWatch {
   readonly size: number;
-  add(path: string, attributes: boolean): void;
+  add(path: string, attributes: boolean, entries: boolean): void;
   remove(path: string): boolean;
   close(): void;
   ref(): void;
@@ -159,10 +159,13 @@ export class FileWatch {
   /**
    * Start watching a file. Throws a NativeError naming the path (ENOENT, EACCES, ENOSPC).
    * `attributes`: a change of its times or mode (`touch`) is `modified` too; for the files
-   * renewed that way (a heartbeat), not for cgroup files.
+   * renewed that way (a heartbeat), not for cgroup files. `entries`: `file` is a directory
+   * whose entries are told by their own paths, `modified` when one comes (created or moved in),
+   * `gone` when one goes (deleted or moved out): a file that does not exist yet is seen when it
+   * comes. The directory itself is `gone` when it goes.
    */
-  add(file: string, options: { attributes?: boolean } = {}): void {
-    this.raw.add(file, options.attributes ?? false);
+  add(file: string, options: { attributes?: boolean; entries?: boolean } = {}): void {
+    this.raw.add(file, options.attributes ?? false, options.entries ?? false);
   }
 
   /** Stop watching a file; false when it was not watched. */

@@ -54,6 +54,11 @@ function positiveInt(value: string): number {
   if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError('expected a whole number, 1 or more.');
   return Number(value);
 }
+/** A whole number of at least `min`, for an option whose error names `what`. */
+const wholeNumber = (what: string, min: number) => (value: string): number => {
+  if (!/^\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`expected ${what}: a whole number, at least ${min}.`);
+  return Number(value);
+};
 
 function config(file: string | undefined): Config {
   try {
@@ -146,7 +151,7 @@ Examples:
 
   const monitor = program
     .command('monitor')
-    .description('Background work of a session\'s agent, owned by sbd: start a process (a transient service of the session\'s slice), tail a file, poll a probe locally or over ssh (a transient timer and service), list and stop them. Notices of matching output go to the session\'s inbox (sbctl inbox). The session is --session or $SESSIONBRAKE_SESSION.');
+    .description('Background work of a session\'s agent, owned by sbd: start a process (a transient service of the session\'s slice), tail a file, poll a probe locally or over ssh (a transient timer and service), watch a file\'s state, an http endpoint or a process of yours, list and stop them. Notices of matching output go to the session\'s inbox (sbctl inbox). The session is --session or $SESSIONBRAKE_SESSION.');
   const common = (c: Command): Command =>
     c
       .option('--session <name>', 'the session (default: $SESSIONBRAKE_SESSION)')
@@ -216,6 +221,30 @@ Examples:
     .argument('<cmd...>', 'the remote probe and its arguments (after --): plain words only, since the remote shell reads them (letters, digits and _ . , : = @ % + / -)')
     .addHelpText('after', `${probeHelp}\n\nssh's own failure (unreachable host, refused login) exits 255 and counts as a failed tick.\n\nExample:\n  sbctl monitor ssh --interval 60s --notify-on 'FINISHED|Traceback' gpu1 -- tail -n 5 /data/run7/train.log`)
     .action(async (host: string, cmd: string[], o: Probe) => withBus((bus) => lazy.monitor().monitorStart(bus, o.session, { type: 'ssh', host, argv: cmd, ...probeOptions(o) }, o.json === true, process.env, say)));
+  common(monitor.command('http').summary('GET an http(s) endpoint every N seconds: status, body matches, backoff, suspension').description('GET URL every --interval seconds from sbd itself (no curl): the status is checked (--expect-status, else any 2xx or 3xx is ok), the body read up to 16 KiB and its lines matched by --notify-on (told when the matching lines change, not every tick). A failure (another status, no answer within --timeout, a refused connection) is told when it starts and when it ends; each failure in a row waits twice as long before the next try (with ±20 % jitter); after --max-failures in a row the monitor is suspended, told once, and asks nothing more. Redirects are not followed. Only scheme://host:port/path of the URL is ever logged or shown (its userinfo and query may carry tokens).'))
+    .addOption(new Option('--interval <seconds>', 'between tries while it answers as expected (at least 5 s)').argParser(durationS).makeOptionMandatory())
+    .addOption(new Option('--timeout <seconds>', 'the whole exchange, body included, at most this long; shorter than --interval (default: half of it)').argParser(durationS))
+    .addOption(new Option('--expect-status <code>', 'the status that is ok (default: any 2xx or 3xx)').argParser(wholeNumber('an http status', 100)))
+    .addOption(new Option('--max-failures <n>', 'failures in a row before it is suspended (default 5)').argParser(wholeNumber('a count of failures', 1)))
+    .argument('<url>', 'http:// or https://')
+    .action(async (url: string, o: Common & { interval: number; timeout?: number; expectStatus?: number; maxFailures?: number }) => withBus((bus) => lazy.monitor().monitorStart(bus, o.session, {
+      type: 'http', url, intervalS: o.interval, ...shared(o),
+      ...(o.timeout !== undefined ? { timeoutS: o.timeout } : {}),
+      ...(o.expectStatus !== undefined ? { expectStatus: o.expectStatus } : {}),
+      ...(o.maxFailures !== undefined ? { maxConsecutiveFailures: o.maxFailures } : {}),
+    }, o.json === true, process.env, say)));
+  common(monitor.command('file').summary('Watch a file\'s state: appears, disappears, changes (size, last lines)').description('Watch FILE\'s state (inotify, no polling): told when it appears, when it disappears, and when it changes (its size or its last lines), with its last lines; with --notify-on, a change is told only when the matching lines among its last lines change, with those. Changes within --coalesce make one notice. FILE need not exist yet; its directory must.'))
+    .addOption(new Option('--last-lines <n>', 'how many of its last lines are looked at and told (default 5, at most 50)').argParser(wholeNumber('a number of lines', 0)))
+    .argument('<file>', 'the file (absolute, or relative to here)')
+    .action(async (file: string, o: Common & { lastLines?: number }) => withBus((bus) => lazy.monitor().monitorStart(bus, o.session, { type: 'file', path: path.resolve(file), ...shared(o), ...(o.lastLines !== undefined ? { lastLines: o.lastLines } : {}) }, o.json === true, process.env, say)));
+  common(monitor.command('process').summary('Observe a process of yours (by pid file or name) until it exits; never signalled').description('Observe one local process of yours until it exits (a pidfd: told at once, no polling); it is never signalled, stopping the monitor leaves it running. Found by --pid-file, or by --match NAME: its name exactly as /proc/PID/comm shows it (at most 15 characters); a name that several of your processes have is refused with their pids. After a restart of sbd it resumes only if that pid is still the same process (same start time), else it says the process is gone.'))
+    .option('--pid-file <file>', 'a file holding its pid')
+    .option('--match <name>', 'its name, exactly as /proc/PID/comm shows it')
+    .action(async (o: Common & { pidFile?: string; match?: string }) => {
+      if ((o.pidFile === undefined) === (o.match === undefined)) throw new UsageError('sbctl monitor process: give exactly one of --pid-file FILE or --match NAME');
+      const which = o.pidFile !== undefined ? { pidFile: path.resolve(o.pidFile) } : { match: o.match };
+      await withBus((bus) => lazy.monitor().monitorStart(bus, o.session, { type: 'process', ...which, ...shared(o) }, o.json === true, process.env, say));
+    });
   monitor
     .command('list')
     .description('The session\'s monitors: handle, label, type, state and why.')

@@ -20,7 +20,7 @@ export interface MonitorWiring {
   env: NodeJS.ProcessEnv;
   manager: UserManager;
   registry: SessionRegistry;
-  watchFile(file: string): void;
+  watchFile(file: string, options?: { entries?: boolean }): void;
   unwatchFile(file: string): void;
   bus(): BusService | undefined;
   owner: { busName: string; epoch: number };

@@ -131,23 +131,12 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   // The agents' background work (issue 13): monitors, on the same watch and unit events.
   const monitorWiring = {
     env, manager, registry, log, inbox, bus: () => busService,
-    watchFile: (file: string) => watch.add(file),
+    watchFile: (file: string, options?: { entries?: boolean }) => watch.add(file, options),
     unwatchFile: (file: string) => void watch.remove(file),
     owner: { busName: (bus as unknown as { name?: string }).name ?? '', epoch: Date.now() },
   };
   const monitors = startMonitors(monitorWiring);
-  const monitorFile = (file: string, kind: string): boolean => {
-    if (!monitors.onFile(file)) return false;
-    if (kind === 'gone') {
-      // rotated or replaced: watch the new file (read from its start on the next change)
-      try {
-        watch.add(file);
-      } catch {
-        /* not there yet: a later start of the monitor watches it */
-      }
-    }
-    return true;
-  };
+  const monitorFile = (file: string, kind: 'modified' | 'gone'): boolean => monitors.onFile(file, kind);
   // One level up (design.md §11): each configured slice with sessions, and the machine.
   const slices = new SliceArbiter({
     config,

@@ -11,7 +11,7 @@ import type { UnitInfo } from '../systemd/types';
 import { decideReuse, handleOf, newMonitorId, resolveHandle, sourceHash } from './identity';
 import { type Pending, addLines, compileMatchers, dueAtMs, flush } from './notices';
 import type { RecoveryPlan } from './recovery';
-import { type MonitorHost, MonitorRequestError, type Runner, type RunnerKit } from './runner';
+import { type FileKind, type MonitorHost, MonitorRequestError, type Runner, type RunnerKit } from './runner';
 import { RUNNERS } from './runners';
 import { judgeProbe, judgeRemoteProbe } from './safety';
 import { type MonitorSpec, OUTPUT_CAP_BYTES, parseMonitorSpec } from './spec';
@@ -29,6 +29,8 @@ export class MonitorManager {
   private readonly records = new Map<string, MonitorRecord>();
   private readonly pending = new Map<string, { batch: Pending | undefined; timer: NodeJS.Timeout | undefined }>();
   private readonly byFile = new Map<string, string>();
+  /** Paths watched for runners' onFile (kit.watch): path -> the monitors that watch it. */
+  private readonly watchers = new Map<string, Set<string>>();
 
   private readonly kit: RunnerKit;
 
@@ -42,6 +44,9 @@ export class MonitorManager {
       unfollow: (file) => this.unfollow(file),
       catchUp: (file) => void this.onFile(file),
       tell: (r, kind, text) => this.host.notify(r.sessionId, { atMs: Date.now(), from: this.handle(r.id), kind, text: `${r.spec.label ?? this.handle(r.id)}: ${text}` }),
+      lines: (id, lines) => this.output(id, lines),
+      watch: (id, file, options) => this.watch(id, file, options),
+      unwatch: (id, file) => this.unwatch(id, file),
     };
   }
 
@@ -158,11 +163,42 @@ export class MonitorManager {
 
   private unfollow(file: string): void {
     this.byFile.delete(file);
-    this.host.unwatchFile(file);
+    if (!this.watchers.has(file)) this.host.unwatchFile(file);
+  }
+
+  private watch(id: string, file: string, options?: { entries?: boolean }): void {
+    // routed to the monitor even when the watch fails: a file not there yet is named by its directory's entries
+    this.watchers.set(file, (this.watchers.get(file) ?? new Set<string>()).add(id));
+    this.host.watchFile(file, options); // again even when watched: the path may be a new inode now
+  }
+
+  private unwatch(id: string, file: string): void {
+    const ids = this.watchers.get(file);
+    if (!ids?.delete(id) || ids.size > 0) return;
+    this.watchers.delete(file);
+    if (!this.byFile.has(file)) this.host.unwatchFile(file);
   }
 
   /** A watched file changed; true when it is a monitor's. */
-  onFile(file: string): boolean {
+  onFile(file: string, kind: FileKind = 'modified'): boolean {
+    const watching = this.watchers.get(file);
+    for (const wid of [...(watching ?? [])]) {
+      const r = this.records.get(wid);
+      if (r && live(r)) this.runner(r)?.onFile?.(this.kit, r, file, kind);
+    }
+    const followed = this.onFollowed(file);
+    if (followed && kind === 'gone') {
+      // rotated or replaced: watch the new file (read from its start on the next change)
+      try {
+        this.host.watchFile(file);
+      } catch {
+        /* not there yet: a later start of the monitor watches it */
+      }
+    }
+    return followed || watching !== undefined;
+  }
+
+  private onFollowed(file: string): boolean {
     const id = this.byFile.get(file);
     if (id === undefined) return false;
     const r = this.records.get(id);
@@ -170,16 +206,23 @@ export class MonitorManager {
     const read = readAppended(file, r.offset ?? 0, OUTPUT_CAP_BYTES);
     if (read.offset === r.offset && read.lines.length === 0) return true;
     this.save({ ...r, offset: read.offset, ticks: r.ticks + (this.runner(r)?.countsTicks ? 0 : 1), truncations: r.truncations + (read.skippedBytes > 0 ? 1 : 0) });
+    this.output(id, read.lines);
+    return true;
+  }
+
+  /** New output of a monitor: matches of notifyOn gathered into one notice per coalesce span. */
+  private output(id: string, lines: readonly string[]): void {
+    const r = this.records.get(id);
+    if (!r) return;
     const spec = r.spec;
     const matchers = compileMatchers(spec);
     const slot = this.pending.get(id) ?? { batch: undefined, timer: undefined };
-    slot.batch = addLines(slot.batch, read.lines, matchers, spec.maxLines, this.host.monotonicMs());
+    slot.batch = addLines(slot.batch, lines, matchers, spec.maxLines, this.host.monotonicMs());
     this.pending.set(id, slot);
     if (slot.batch && !slot.timer) {
       slot.timer = setTimeout(() => this.flushNotice(id), Math.max(0, dueAtMs(slot.batch, spec.coalesceSeconds) - this.host.monotonicMs()));
       slot.timer.unref();
     }
-    return true;
   }
 
   private flushNotice(id: string): void {
@@ -227,7 +270,7 @@ export class MonitorManager {
 
   /** Stop one monitor (its own unit or watch only). */
   async stop(sessionId: string, handleOrId: string, why = 'stopped'): Promise<MonitorRecord> {
-    const found = resolveHandle(this.list(sessionId), handleOrId);
+    const found = resolveHandle(this.list(sessionId).map((r) => ({ id: r.id, label: r.spec.label })), handleOrId); // a label is the spec's
     if ('error' in found) throw new MonitorRequestError(found.error);
     const r = this.must(found.id);
     // saved first: the unit's own end, told by systemd while it stops, is then not taken for an exit
@@ -247,5 +290,6 @@ export class MonitorManager {
 
   close(): void {
     for (const slot of this.pending.values()) if (slot.timer) clearTimeout(slot.timer);
+    for (const runner of new Set(Object.values(RUNNERS))) runner.close?.(this.kit);
   }
 }

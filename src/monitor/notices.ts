@@ -28,7 +28,7 @@ export interface Notice {
 /** A line longer than this is cut (with a mark): one line of a minified bundle can be megabytes. */
 export const MAX_LINE_CHARS = 500;
 
-const cut = (line: string): string => (line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… (${line.length - MAX_LINE_CHARS} more characters)` : line);
+export const cut = (line: string): string => (line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… (${line.length - MAX_LINE_CHARS} more characters)` : line);
 
 export function compileMatchers(cfg: NoticeConfig): RegExp[] {
   return cfg.notifyOn.map((r) => new RegExp(r));

@@ -29,7 +29,8 @@ export interface MonitorHost {
   startTransientTimer(timer: string, timerProps: readonly TransientProperty[], service: string, serviceProps: readonly TransientProperty[]): Promise<void>;
   stopUnit(name: string): Promise<void>;
   getUnit(name: string): Promise<UnitInfo | undefined>;
-  watchFile(file: string): void;
+  /** Watch a file (inotify); with `entries`, a directory whose entries are told by their own paths as they come and go. */
+  watchFile(file: string, options?: { entries?: boolean }): void;
   unwatchFile(file: string): void;
   session(id: string): MonitorSession | undefined;
   owner: { busName: string; epoch: number };
@@ -57,7 +58,16 @@ export interface RunnerKit {
   catchUp(file: string): void;
   /** Tell the agent something about the monitor (its label, or handle, leads the text). */
   tell(r: MonitorRecord, kind: string, text: string): void;
+  /** New output lines of the monitor: those matching notifyOn are told, coalesced, at most maxLines. */
+  lines(id: string, lines: readonly string[]): void;
+  /** Watch a path for the runner's onFile (several monitors may watch one path). Throws when it cannot be watched; the path
+   * stays routed to the monitor all the same (a file not there yet is named by its directory's entries). */
+  watch(id: string, file: string, options?: { entries?: boolean }): void;
+  unwatch(id: string, file: string): void;
 }
+
+/** What a watched path did: changed (or, for a directory's entry, came), or went. */
+export type FileKind = 'modified' | 'gone';
 
 /** The recovery actions a runner carries out itself; the rest are the manager's. */
 export type ResumeAction = 'resume' | 'reuse';
@@ -73,6 +83,10 @@ export interface Runner {
   restart?(kit: RunnerKit, record: MonitorRecord): Promise<void>;
   /** The runner counts the record's ticks itself (a poll: one per run of its service), not the manager per output read. */
   countsTicks?: boolean;
+  /** A path the monitor watches (kit.watch) changed. */
+  onFile?(kit: RunnerKit, record: MonitorRecord, file: string, kind: FileKind): void;
+  /** sbd is closing (or a test's manager): drop timers and handles, change no record. */
+  close?(kit: RunnerKit): void;
 }
 
 /** A request the manager refuses (bad spec, unknown session, a type not run here): exit code 2 in sbctl. */

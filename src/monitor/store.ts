@@ -35,6 +35,10 @@ export const monitorRecordSchema = z
     offset: z.number().int().nonnegative().optional(),
     truncations: z.number().int().nonnegative().default(0),
     exit: z.object({ code: z.string(), status: z.number().int() }).optional(),
+    /** For a process monitor: the process it observes, as verified (its start time tells it from a later process with the same pid). */
+    process: z.object({ pid: z.number().int().positive(), startTicks: z.number().int().nonnegative(), comm: z.string() }).optional(),
+    /** For a file monitor: the file's state last told (hashes of its last lines, never the lines). */
+    fileState: z.object({ exists: z.boolean(), size: z.number().int().nonnegative(), tailHash: z.string(), matchHash: z.string() }).optional(),
   })
   .strict();
 

@@ -209,3 +209,68 @@ test('an exception thrown by the callback surfaces as an uncaught exception', as
   const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 10000 });
   assert.match(r.stdout, /uncaught:boom\n/);
 });
+
+test('a directory watched for its entries tells each that comes or goes by its own path', async () => {
+  // A monitor of a file that does not exist yet watches its directory: creation, a rename into
+  // place, deletion and a move out are each told under the entry's path; the directory's own end
+  // is its gone.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-watch-entries-'));
+  const { watch, events } = recorder();
+  watch.add(dir, { entries: true });
+  const made = path.join(dir, 'made');
+  fs.writeFileSync(made, 'x');
+  await waitFor('the new entry', () => events.length > 0);
+  assert.deepEqual(events.splice(0), [{ path: made, kind: 'modified' }]);
+  const placed = path.join(dir, 'placed');
+  fs.writeFileSync(path.join(os.tmpdir(), `sb-watch-tmp-${process.pid}`), 'y');
+  fs.renameSync(path.join(os.tmpdir(), `sb-watch-tmp-${process.pid}`), placed);
+  await waitFor('the entry moved in', () => events.length > 0);
+  assert.deepEqual(events.splice(0), [{ path: placed, kind: 'modified' }]);
+  fs.unlinkSync(made);
+  await waitFor('the deleted entry', () => events.length > 0);
+  assert.deepEqual(events.splice(0), [{ path: made, kind: 'gone' }]);
+  fs.renameSync(placed, path.join(os.tmpdir(), `sb-watch-out-${process.pid}`));
+  fs.rmSync(path.join(os.tmpdir(), `sb-watch-out-${process.pid}`));
+  await waitFor('the entry moved out', () => events.length > 0);
+  assert.deepEqual(events.splice(0), [{ path: placed, kind: 'gone' }]);
+  assert.equal(watch.size, 1, 'the entries are not watched themselves');
+  fs.rmdirSync(dir);
+  await waitFor('the directory gone', () => events.length > 0);
+  assert.deepEqual(events, [{ path: dir, kind: 'gone' }]);
+  assert.equal(watch.size, 0);
+  watch.close();
+});
+
+test('a directory watched for its entries that is also a watched file\'s grandparent keeps both', async () => {
+  // The same directory is one inotify watch for both uses: its entries are still told, a file
+  // below is still gone with its directory, and removing one use keeps the other working.
+  const top = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-watch-both-'));
+  fs.mkdirSync(path.join(top, 'sub'));
+  const deep = path.join(top, 'sub', 'deep');
+  fs.writeFileSync(deep, '');
+  const { watch, events } = recorder();
+  watch.add(deep); // its grandparent is `top`
+  watch.add(top, { entries: true });
+  fs.writeFileSync(path.join(top, 'new'), '');
+  await waitFor('the new entry', () => events.length > 0);
+  assert.deepEqual(events.splice(0), [{ path: path.join(top, 'new'), kind: 'modified' }]);
+  assert.equal(watch.remove(top), true);
+  fs.appendFileSync(deep, 'x');
+  await waitFor('the file below still watched', () => events.length > 0);
+  assert.deepEqual(events.splice(0), [{ path: deep, kind: 'modified' }]);
+  fs.renameSync(path.join(top, 'sub'), path.join(top, 'moved'));
+  await waitFor('the file below gone with its directory', () => events.some((e) => e.path === deep));
+  assert.deepEqual(events.filter((e) => e.path === deep), [{ path: deep, kind: 'gone' }]);
+  assert.ok(!events.some((e) => e.path === path.join(top, 'sub')), 'entries are no longer told once removed');
+  watch.close();
+  fs.rmSync(top, { recursive: true, force: true });
+});
+
+test('a bad entries argument to add() is refused, naming it', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-watch-bad-'));
+  const { watch } = recorder();
+  // @ts-expect-error: entries must be a boolean
+  assert.throws(() => watch.add(dir, { entries: 'yes' }), { name: 'TypeError', message: /entries must be a boolean/ });
+  assert.throws(() => watch.add(path.join(dir, 'missing'), { entries: true }), /ENOENT/);
+  watch.close();
+});

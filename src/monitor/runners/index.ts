@@ -2,6 +2,9 @@
 import type { Runner } from '../runner';
 import type { MonitorType } from '../spec';
 import { pollRunner } from './poll';
+import { fileRunner } from './file';
+import { httpRunner } from './http';
+import { processRunner } from './process';
 import { spawnRunner } from './spawn';
 import { sshRunner } from './ssh';
 import { tailRunner } from './tail';
@@ -11,4 +14,7 @@ export const RUNNERS: Partial<Record<MonitorType, Runner>> = {
   tail: tailRunner,
   poll: pollRunner,
   ssh: sshRunner,
+  file: fileRunner,
+  process: processRunner,
+  http: httpRunner,
 };

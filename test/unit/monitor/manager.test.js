@@ -103,11 +103,19 @@ test('stop touches only its own unit; the session\'s end stops its spawns but no
   assert.equal(s.m.list('fix').find((x) => x.id === d.id)?.lifecycle, 'running');
 });
 
+test('stop by label: the monitor the label names (guest 54: "no monitor" before, the label was looked for beside the spec)', async (t) => {
+  const s = setup(t);
+  const a = await s.m.start('fix', { type: 'tail', path: path.join(s.dir, 'a.log'), label: 'build-log' });
+  const b = await s.m.start('fix', { type: 'tail', path: path.join(s.dir, 'b.log'), label: 'other' });
+  assert.equal((await s.m.stop('fix', 'build-log')).id, a.id);
+  assert.equal(s.m.list('fix').find((x) => x.id === b.id)?.lifecycle, 'running');
+});
+
 test('bad requests are said: unknown session, bad spec, a type not run here, an unknown handle', async (t) => {
   const s = setup(t);
   await assert.rejects(s.m.start('nobody', { type: 'tail', path: '/tmp/x' }), (e) => e instanceof MonitorRequestError && /no session "nobody"/.test(e.message));
   await assert.rejects(s.m.start('fix', { type: 'tail', path: 'rel' }), /path: an absolute path/);
-  await assert.rejects(s.m.start('fix', { type: 'http', url: 'http://127.0.0.1:1/', intervalS: 30 }), /not yet run by this sbd/);
+  await assert.rejects(s.m.start('fix', { type: 'ssh', host: 'build1', argv: ['uptime'], intervalS: 30 }), /not yet run by this sbd/);
   await assert.rejects(s.m.stop('fix', 'zzzz'), /no monitor "zzzz"/);
 });
 

@@ -52,3 +52,9 @@ test('after a restart, a unit failed at the start limit with Result exit-code (s
   const plan = planRecovery([r('loop', 'spawn', { unit: { activeState: 'failed', result: 'exit-code', nRestarts: 3 } }), r('once', 'spawn', { unit: { activeState: 'failed', result: 'exit-code', nRestarts: 0 } })], 0, NOW);
   assert.deepEqual(plan.actions.map((a) => a.action), ['quarantine', 'report-gone']);
 });
+
+test('a process monitor resumes (its runner then checks the pid is the same process); a suspended http probe stays suspended', () => {
+  const plan = planRecovery([r('p', 'process'), r('h', 'http', { lifecycle: 'suspended' })], 0, NOW);
+  assert.deepEqual(plan.actions.map((a) => [a.id, a.action]), [['p', 'resume'], ['h', 'keep']]);
+  assert.equal(plan.summary, 'monitors after the restart: 1 resumed');
+});
