@@ -189,6 +189,7 @@ export class DbusUserManager implements UserManager {
         memoryMax: limitFromBus(v<bigint>('MemoryMax') ?? 0xffff_ffff_ffff_ffffn),
         memorySwapMax: limitFromBus(v<bigint>('MemorySwapMax') ?? 0xffff_ffff_ffff_ffffn),
         ...(kind === 'Service' ? { result: v<string>('Result'), execMainCode: v<number>('ExecMainCode'), execMainStatus: v<number>('ExecMainStatus'), mainPid: v<number>('MainPID'), nRestarts: v<number>('NRestarts') } : {}),
+        ...(kind === 'Service' && (v<bigint>('ExecMainStartTimestamp') ?? 0n) > 0n ? { mainStartedAtMs: Number(v<bigint>('ExecMainStartTimestamp')) / 1000 } : {}),
       };
     } catch (err) {
       if (err instanceof dbus.DBusError && /UnknownObject|NoSuchUnit|UnknownInterface/.test(err.type)) return undefined;
@@ -255,6 +256,10 @@ export class DbusUserManager implements UserManager {
 
   stopUnit(unit: string): Promise<void> {
     return this.runJob('stopping', unit, 'StopUnit', 'ss', [unit, 'replace']);
+  }
+
+  async resetFailedUnit(unit: string): Promise<void> {
+    await this.managerCall('ResetFailedUnit', 's', [unit]);
   }
 
   restartUnit(unit: string): Promise<void> {
