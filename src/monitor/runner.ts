@@ -26,6 +26,8 @@ export interface MonitorHost {
   outputDir: string;
   startTransientService(name: string, props: readonly TransientProperty[]): Promise<void>;
   stopUnit(name: string): Promise<void>;
+  /** ResetFailedUnit: a failed unit's state (and its start-limit count) cleared; systemd then unloads it. */
+  resetFailedUnit(name: string): Promise<void>;
   getUnit(name: string): Promise<UnitInfo | undefined>;
   watchFile(file: string): void;
   unwatchFile(file: string): void;
@@ -67,6 +69,14 @@ export interface Runner {
   stop(kit: RunnerKit, record: MonitorRecord): Promise<void>;
   /** The monitor's unit changed (systemd's signal); `info` undefined once the unit is gone. */
   onUnit?(kit: RunnerKit, record: MonitorRecord, info: UnitInfo | undefined): void;
+  /**
+   * Run a waiting monitor again (sbctl monitor recover approve); the record is saved as running.
+   * Without it, `begin` runs it again. A spawn has its own: its failed unit is reset first (a
+   * transient unit's name is taken while systemd keeps it failed).
+   */
+  restart?(kit: RunnerKit, record: MonitorRecord, session: MonitorSession): Promise<void>;
+  /** After `stop`, when the record goes to archive/ (recover reject): clear what systemd keeps of it. */
+  discard?(kit: RunnerKit, record: MonitorRecord): Promise<void>;
 }
 
 /** A request the manager refuses (bad spec, unknown session, a type not run here): exit code 2 in sbctl. */

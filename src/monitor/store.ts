@@ -35,6 +35,10 @@ export const monitorRecordSchema = z
     offset: z.number().int().nonnegative().optional(),
     truncations: z.number().int().nonnegative().default(0),
     exit: z.object({ code: z.string(), status: z.number().int() }).optional(),
+    /** When it stopped, expired or was found gone (wall clock, for people and gc's retention). */
+    endedAtMs: z.number().optional(),
+    /** Its expiresAt on CLOCK_MONOTONIC with the boot id (monitor/expiry.ts): a restart on the same boot keeps it, whatever the wall clock did meanwhile. */
+    expiry: z.object({ bootId: z.string().min(1), atMonoMs: z.number() }).optional(),
   })
   .strict();
 
@@ -47,7 +51,7 @@ export interface CorruptRecord {
 
 export const monitorsDir = (env: NodeJS.ProcessEnv = process.env): string => path.join(xdgHome('state', env), 'sessionbrake', 'monitors');
 
-const recordFile = (dir: string, id: string): string => path.join(dir, `${id}.json`);
+export const recordFile = (dir: string, id: string): string => path.join(dir, `${id}.json`);
 
 export function saveRecord(dir: string, r: MonitorRecord): void {
   writeDurably(recordFile(dir, r.id), `${JSON.stringify(r)}\n`);
