@@ -79,6 +79,7 @@ export async function recoverMonitors(monitors: MonitorManager, w: MonitorWiring
     const unit = r.unit ? await w.manager.getUnit(r.unit.name).catch(() => undefined) : undefined;
     return {
       id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: s !== undefined && s.invocationId === r.sessionInvocation,
+      detached: r.spec.type === 'spawn' && r.spec.detached,
       // on the same boot, the monotonic deadline kept at its start: a wall-clock step while sbd was down moves nothing
       expiresAtMs: r.spec.expiresAt ? expiresAtAsNowMs(Date.parse(r.spec.expiresAt), r.expiry, { wallMs: Date.now(), monoMs: monotonicMs(), bootId: bootId() }) : undefined,
       unit: unit ? { activeState: unit.activeState, result: unit.result ?? '', nRestarts: unit.nRestarts } : undefined,

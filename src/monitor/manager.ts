@@ -99,6 +99,10 @@ export class MonitorManager {
           if (action === 'report-gone' || action === 'quarantine' || action === 'expire') this.kit.tell(r, lifecycle, why);
           break;
         }
+        case 'end-with-session':
+          this.save({ ...r, lifecycle: 'stopped', reason: why }); // saved first: its unit's end is not an exit
+          if (r.unit) void this.host.stopUnit(r.unit.name).catch(() => undefined);
+          break;
         case 'compact':
           this.records.delete(id);
           removeRecord(this.host.recordsDir, id);

@@ -200,3 +200,14 @@ test('sbd stopping tells what was gathering, instead of losing it (its offset is
   s.m.close();
   assert.deepEqual(s.notices.map((n) => n.lines), [['ERROR late']]);
 });
+
+test('recovery: a spawn whose session ended while sbd was away is saved stopped, then its unit stopped', async (t) => {
+  const s = setup(t);
+  const a = await s.m.start('fix', { type: 'spawn', argv: ['sleep', '1000'] });
+  const again = new MonitorManager({ ...s.m.host, stopUnit: async (name) => { s.stopped.push(`${name} while ${again.get(a.id)?.lifecycle}`); } });
+  again.loadAll();
+  again.apply({ actions: [{ id: a.id, action: 'end-with-session', why: 'its session ended while sbd was not running: stopped with it' }], summary: '' });
+  await settle();
+  assert.deepEqual(s.stopped, [`sb-monitor-${a.id}.service while stopped`]);
+  assert.equal(again.get(a.id)?.reason, 'its session ended while sbd was not running: stopped with it');
+});

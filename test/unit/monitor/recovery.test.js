@@ -52,3 +52,13 @@ test('after a restart, a unit failed at the start limit with Result exit-code (s
   const plan = planRecovery([r('loop', 'spawn', { unit: { activeState: 'failed', result: 'exit-code', nRestarts: 3 } }), r('once', 'spawn', { unit: { activeState: 'failed', result: 'exit-code', nRestarts: 0 } })], 0, NOW);
   assert.deepEqual(plan.actions.map((a) => a.action), ['quarantine', 'report-gone']);
 });
+
+test('a session that ended while sbd was away: its spawn still running is stopped with it; a detached one outlives it (reused while its unit runs, compacted once gone)', () => {
+  const plan = planRecovery([
+    r('srv', 'spawn', { sessionLive: false, detached: true, unit: { activeState: 'active', result: 'success' } }),
+    r('done', 'spawn', { sessionLive: false, detached: true, unit: { activeState: 'inactive', result: 'success' } }),
+    r('attached', 'spawn', { sessionLive: false, unit: { activeState: 'active', result: 'success' } }),
+  ], 0, NOW);
+  assert.deepEqual(plan.actions.map((a) => a.action), ['reuse', 'compact', 'end-with-session']);
+  assert.equal(plan.summary, 'monitors after the restart: 1 reused, 1 stopped with their session, 1 stale records compacted');
+});
