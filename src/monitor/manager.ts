@@ -304,7 +304,7 @@ export class MonitorManager {
     const { reason: _reason, exit: _exit, ...rest } = r;
     const again: MonitorRecord = { ...rest, lifecycle: 'running', owner: this.host.owner, consecutiveFailures: 0 };
     this.save(again);
-    await (runner.restart ?? runner.begin)(this.kit, again, session);
+    await (runner.restart ? runner.restart(this.kit, again) : runner.begin(this.kit, again, session));
     return this.records.get(id) ?? again;
   }
 

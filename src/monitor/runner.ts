@@ -74,7 +74,7 @@ export interface Runner {
    * Without it, `begin` runs it again. A spawn has its own: its failed unit is reset first (a
    * transient unit's name is taken while systemd keeps it failed).
    */
-  restart?(kit: RunnerKit, record: MonitorRecord, session: MonitorSession): Promise<void>;
+  restart?(kit: RunnerKit, record: MonitorRecord): Promise<void>;
   /** After `stop`, when the record goes to archive/ (recover reject): clear what systemd keeps of it. */
   discard?(kit: RunnerKit, record: MonitorRecord): Promise<void>;
 }

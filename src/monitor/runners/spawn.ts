@@ -86,7 +86,9 @@ export const spawnRunner: Runner = {
     kit.tell(record, ending.lifecycle === 'quarantined' ? 'quarantined' : ending.lifecycle === 'expired' ? 'expired' : 'exit', ending.reason);
     if (timedOut && record.unit) void kit.host.stopUnit(record.unit.name).catch(() => undefined);
   },
-  async restart(kit, record, session) {
+  async restart(kit, record) {
+    const session = kit.host.session(record.sessionId);
+    if (!session) throw new MonitorRequestError(`its session "${record.sessionId}" has ended: start a new monitor in a live session`);
     // a failed transient unit keeps its name (and its start-limit count) until reset: then systemd unloads it
     if (record.unit) await kit.host.resetFailedUnit(record.unit.name).catch(() => undefined);
     await startUnit(kit, record, session.slice, session.memoryHigh);
