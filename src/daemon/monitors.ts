@@ -49,7 +49,9 @@ export function startMonitors(w: MonitorWiring): MonitorManager {
     owner: w.owner,
     notify: (session, notice) => {
       try {
-        w.bus()?.emitNotice(session, w.inbox.append(session, notice));
+        // written whether or not the bus is up yet: recovery tells before sbd's interface is exported
+        const entry = w.inbox.append(session, notice);
+        w.bus()?.emitNotice(session, entry);
       } catch (err) {
         w.log.warn({ event: 'inbox-not-written', session, err }, "cannot write the session's inbox");
       }
