@@ -232,7 +232,12 @@ export class MonitorManager {
   /** A unit changed (systemd's signal): a spawn's exit receipt and crash-loop fuse. One check
    * of a unit at a time (a transition comes as several PropertiesChanged): told once. */
   onUnit(unit: string): Promise<void> {
-    const next = (this.unitChecks.get(unit) ?? Promise.resolve()).then(() => this.checkUnit(unit));
+    return this.serially(unit, () => this.checkUnit(unit));
+  }
+
+  /** Run `f` after what is under way on `unit` (its checks, a restart), before what comes next. */
+  private serially(unit: string, f: () => Promise<void>): Promise<void> {
+    const next = (this.unitChecks.get(unit) ?? Promise.resolve()).catch(() => undefined).then(f);
     this.unitChecks.set(unit, next);
     void next.finally(() => {
       if (this.unitChecks.get(unit) === next) this.unitChecks.delete(unit);
@@ -303,8 +308,13 @@ export class MonitorManager {
     if (!runner) throw new MonitorRequestError(`a ${r.spec.type} monitor is not run by this sbd`);
     const { reason: _reason, exit: _exit, ...rest } = r;
     const again: MonitorRecord = { ...rest, lifecycle: 'running', owner: this.host.owner, consecutiveFailures: 0 };
-    this.save(again);
-    await (runner.restart ? runner.restart(this.kit, again) : runner.begin(this.kit, again, session));
+    const run = async (): Promise<void> => {
+      this.save(again);
+      await (runner.restart ? runner.restart(this.kit, again) : runner.begin(this.kit, again, session));
+    };
+    // a unit's events while it is reset and started anew (its old self unloaded, the new one not yet
+    // active) are read after the restart, not taken for an exit of the monitor running again
+    await (r.unit ? this.serially(r.unit.name, run) : run());
     return this.records.get(id) ?? again;
   }
 

@@ -153,3 +153,15 @@ test('gc: corrupt records, orphans and old finished ones; a dry run archives not
   assert.equal(s.calls.length, calls, 'gc asked nothing of systemd but to read');
   assert.deepEqual(await collect(s.m, false), [dry[3]]);
 });
+
+test('approve: the old unit\'s removal, told by systemd while it is reset and started anew, is not taken for an exit', async (t) => {
+  const s = setup(t);
+  const q = await quarantinedSpawn(s);
+  const reset = s.host.resetFailedUnit;
+  // systemd unloads the reset unit and says so (UnitRemoved) before the new one is started
+  s.host.resetFailedUnit = async (name) => { await reset(name); void s.m.onUnit(name); await new Promise(setImmediate); };
+  await approve(s.m, 'fix', q.handle);
+  await s.m.onUnit(q.unit);
+  assert.equal(s.m.get(q.id)?.lifecycle, 'running');
+  assert.deepEqual(s.notices.filter((n) => n.kind === 'exit'), []);
+});
