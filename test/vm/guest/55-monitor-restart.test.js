@@ -7,25 +7,43 @@
 // killed -9: the spawn is never replayed (the same InvocationID and MainPID), the tail resumes at
 // its offset (the line written while sbd was down told once, nothing told twice), one summary line
 // per start; stop --all refuses without --confirm; gc archives the records of an ended session.
+// sbctl's monitor commands are called in this process over the bus (dist/cli/monitor.js, what
+// sbctl runs): a node start per call costs seconds under TCG; sbctl itself is run where its exit
+// code is the point (stop --all, gc --apply).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
+const dbus = require('dbus-next');
 const { labOnly, waitFor } = require('./helpers');
 const { startSbd, runSession, sbctl, systemctl } = require('./sbd-helpers');
 
 const root = path.resolve(__dirname, '../../..');
 const { readInbox, inboxDir } = require(path.join(root, 'dist/inbox/store.js'));
 const { loadRecords, monitorsDir } = require(path.join(root, 'dist/monitor/store.js'));
+const cli = require(path.join(root, 'dist/cli/monitor.js'));
+const { queryService } = require(path.join(root, 'dist/cli/status.js'));
 
 const SESSION = 'rst1';
 const json = (r) => {
   assert.equal(r.status, 0, `sbctl: ${r.stderr}`);
   return JSON.parse(r.stdout);
 };
-const mon = (...args) => json(sbctl('monitor', ...args));
+/** @type {import('dbus-next').MessageBus} */
+let bus;
+const env = { ...process.env, SESSIONBRAKE_SESSION: SESSION };
+/** One of sbctl's monitor commands in this process; its --json answer. */
+async function mon(f, ...args) {
+  /** @type {string[]} */
+  const out = [];
+  const code = await f(bus, ...args, (l) => out.push(l));
+  assert.equal(code, 0);
+  return JSON.parse(out.join('\n'));
+}
+const start = (spec) => mon(cli.monitorStart, undefined, spec, true, env);
+const sessions = async () => (await queryService(bus))?.sessions.map((s) => s.name) ?? [];
 const notices = () => readInbox(inboxDir(), SESSION);
 const records = () => new Map(loadRecords(monitorsDir()).records.map((r) => [r.id, r]));
 const show = (unit, prop) => systemctl('show', '-P', prop, unit).stdout.trim();
@@ -34,13 +52,15 @@ const sbdPid = () => Number(show('sbd.service', 'MainPID'));
 const summaries = (sinceS) => spawnSync('journalctl', ['--user', '-u', 'sbd.service', '--no-pager', '-o', 'cat', '--since', `@${sinceS}`], { encoding: 'utf8' })
   .stdout.split('\n').filter((l) => l.includes('monitors after the restart')).map((l) => JSON.parse(l.replace(/^<\d>/, '')).msg);
 /** A new sbd (not `before`) answers. */
-const answered = (before) => waitFor(() => {
+const answered = (before) => waitFor(async () => {
   const pid = sbdPid();
-  return pid !== 0 && pid !== before && sbctl('status', '--json').status === 0 && pid;
+  return pid !== 0 && pid !== before && (await queryService(bus)) !== undefined && pid;
 }, 90_000, { intervalMs: 500, what: 'the restarted sbd to answer' });
 
 test('monitors through recover, expiry, and sbd restarted and killed -9', labOnly, async (t) => {
   await startSbd({});
+  bus = dbus.sessionBus({ busAddress: /** @type {string} */ (process.env.DBUS_SESSION_BUS_ADDRESS) });
+  t.after(() => bus.disconnect());
   const session = runSession(SESSION, ['--memory-high', '256M'], ['sleep', '900']);
   const home = os.homedir();
   const log = path.join(home, 'rst1-build.log');
@@ -48,48 +68,47 @@ test('monitors through recover, expiry, and sbd restarted and killed -9', labOnl
   fs.writeFileSync(log, '');
   fs.rmSync(starts, { force: true });
   t.after(() => { systemctl('stop', `${SESSION}.scope`); session.child.kill(); fs.rmSync(log, { force: true }); fs.rmSync(starts, { force: true }); });
-  await waitFor(() => json(sbctl('status', '--json')).sessions.some((s) => s.name === SESSION), 60_000, { what: `sbd to watch ${SESSION}` });
+  await waitFor(async () => (await sessions()).includes(SESSION), 60_000, { what: `sbd to watch ${SESSION}` });
   const node = process.execPath;
   const common = ['--session', SESSION, '--json'];
+  const spawnOf = (label, script, more = {}) => start({ type: 'spawn', label, argv: [node, '-e', script], ...more });
 
-  // what the restarts follow: a spawn printing a line every second, and a tail
-  const ticker = mon('start', ...common, '--label', 'ticker', '--notify-on', '^tick', '--coalesce', '1s', '--max-lines', '50', '--', node, '-e', "let n = 0; setInterval(() => console.log('tick ' + ++n), 1000)");
-  const tickerUnit = `sb-monitor-${ticker.id}.service`;
-  const tail = mon('tail', ...common, '--label', 'log', '--notify-on', '^LINE', '--coalesce', '0', log);
-
-  // the crash loops: one that comes up at its 4th start, one that never does; and two that expire
-  const crashy = (label, upAt) => mon('start', ...common, '--label', label, '--notify-on', '^UP', '--coalesce', '0', '--', node, '-e',
-    `const fs = require('fs'); const f = ${JSON.stringify(starts)}; const n = (fs.existsSync(f) ? Number(fs.readFileSync(f, 'utf8')) : 0) + 1; fs.writeFileSync(f, String(n)); if (n < ${upAt}) process.exit(3); console.log('UP at start ' + n); setInterval(() => {}, 1000)`);
-  const mended = crashy('mended', 4);
-  const broken = mon('start', ...common, '--label', 'broken', '--', node, '-e', 'process.exit(4)');
+  // two that expire in a few seconds
   const expiresAt = new Date(Date.now() + 15_000).toISOString();
-  const shortTail = mon('tail', ...common, '--label', 'short-tail', '--expires-at', expiresAt, path.join(home, 'rst1-other.log'));
-  const shortSpawn = mon('start', ...common, '--label', 'short-spawn', '--expires-at', expiresAt, '--', node, '-e', 'setInterval(() => {}, 1000)');
+  const shortTail = await start({ type: 'tail', label: 'short-tail', path: path.join(home, 'rst1-other.log'), expiresAt });
+  const shortSpawn = await spawnOf('short-spawn', 'setInterval(() => {}, 1000)', { expiresAt });
   const shortUnit = `sb-monitor-${shortSpawn.id}.service`;
+  // what the restarts follow: a spawn printing a line every second, and a tail
+  const ticker = await spawnOf('ticker', "let n = 0; setInterval(() => console.log('tick ' + ++n), 1000)", { notifyOn: ['^tick'], coalesceSeconds: 1, maxLines: 50 });
+  const tickerUnit = `sb-monitor-${ticker.id}.service`;
+  const tail = await start({ type: 'tail', label: 'log', path: log, notifyOn: ['^LINE'], coalesceSeconds: 0 });
+  // the crash loops: one that comes up at its 4th start, one that never does
+  const mended = await spawnOf('mended', `const fs = require('fs'); const f = ${JSON.stringify(starts)}; const n = (fs.existsSync(f) ? Number(fs.readFileSync(f, 'utf8')) : 0) + 1; fs.writeFileSync(f, String(n)); if (n < 4) process.exit(3); console.log('UP at start ' + n); setInterval(() => {}, 1000)`, { notifyOn: ['^UP'], coalesceSeconds: 0 });
+  const broken = await spawnOf('broken', 'process.exit(4)');
 
   fs.appendFileSync(log, 'LINE 1 before the restarts\n');
   await waitFor(() => notices().some((n) => n.from === tail.handle && n.lines?.includes('LINE 1 before the restarts')), 30_000, { what: 'LINE 1 told' });
 
   await t.test('a crash loop is quarantined; approve gives it a fresh start, reject removes it', async () => {
     await waitFor(() => { const r = records(); return r.get(mended.id)?.lifecycle === 'quarantined' && r.get(broken.id)?.lifecycle === 'quarantined'; }, 90_000, { intervalMs: 500, what: 'both crash loops quarantined' });
-    const waiting = mon('recover', ...common);
+    const waiting = await mon(cli.monitorRecoverList, undefined, true, env);
     assert.deepEqual(waiting.map((w) => w.handle).sort(), [mended.handle, broken.handle].sort(), 'recover lists what waits');
     assert.match(waiting[0].reason, /crashed again and again/);
     const failedInvocation = show(`sb-monitor-${mended.id}.service`, 'InvocationID');
-    assert.deepEqual(mon('recover', 'approve', ...common, mended.handle), { handle: mended.handle, lifecycle: 'running' });
+    assert.deepEqual(json(sbctl('monitor', 'recover', 'approve', ...common, mended.handle)), { handle: mended.handle, lifecycle: 'running' }, 'as sbctl');
     const mendedUnit = `sb-monitor-${mended.id}.service`;
     await waitFor(() => notices().some((n) => n.from === mended.handle && n.lines?.some((l) => /^UP at start 4$/.test(l))), 60_000, { what: 'the approved spawn to come up' });
     assert.equal(show(mendedUnit, 'ActiveState'), 'active');
     assert.notEqual(show(mendedUnit, 'InvocationID'), failedInvocation, 'a fresh start of its unit');
     assert.equal(show(mendedUnit, 'NRestarts'), '0', 'its start-limit count was reset');
 
-    const rejected = mon('recover', 'reject', ...common, broken.handle);
+    const rejected = await mon(cli.monitorRecover, 'reject', undefined, broken.handle, true, env);
     assert.equal(rejected.lifecycle, 'rejected');
     assert.ok(fs.existsSync(rejected.archivedTo), `its record archived (${rejected.archivedTo})`);
     assert.equal(records().has(broken.id), false);
     assert.equal(show(`sb-monitor-${broken.id}.service`, 'LoadState'), 'not-found', 'its failed unit is gone');
-    assert.equal(mon('list', ...common).some((m) => m.id === broken.id), false);
-    assert.deepEqual(mon('recover', ...common), []);
+    assert.equal((await mon(cli.monitorList, undefined, false, true, env)).some((m) => m.id === broken.id), false);
+    assert.deepEqual(await mon(cli.monitorRecoverList, undefined, true, env), []);
   });
 
   await t.test('expiresAt ends a tail and a spawn, told once each; the spawn is not restarted', async () => {
@@ -104,7 +123,7 @@ test('monitors through recover, expiry, and sbd restarted and killed -9', labOnl
     const sinceS = Math.floor(Date.now() / 1000);
     const unitBefore = { invocation: show(tickerUnit, 'InvocationID'), pid: show(tickerUnit, 'MainPID') };
     assert.notEqual(unitBefore.pid, '0');
-    const firstOwner = mon('inspect', ...common, ticker.handle).owner;
+    const firstOwner = (await mon(cli.monitorInspect, undefined, ticker.handle, true, env)).owner;
 
     // stopped, a line written while it is down, started
     const pid1 = sbdPid();
@@ -123,7 +142,7 @@ test('monitors through recover, expiry, and sbd restarted and killed -9', labOnl
     await waitFor(() => notices().some((n) => n.from === tail.handle && n.lines?.includes('LINE 4 after')), 30_000, { what: 'LINE 4 told' });
 
     assert.deepEqual({ invocation: show(tickerUnit, 'InvocationID'), pid: show(tickerUnit, 'MainPID') }, unitBefore, 'the spawn was never replayed');
-    const receipt = mon('inspect', ...common, ticker.handle);
+    const receipt = await mon(cli.monitorInspect, undefined, ticker.handle, true, env);
     assert.equal(receipt.lifecycle, 'running');
     assert.equal(receipt.unit.invocationId, unitBefore.invocation);
     assert.equal(String(receipt.unit.mainPid), unitBefore.pid, 'inspect reads the main pid from systemd');
@@ -146,13 +165,16 @@ test('monitors through recover, expiry, and sbd restarted and killed -9', labOnl
     assert.equal(refused.status, 2);
     assert.deepEqual(JSON.parse(refused.stdout).wouldStop.map((m) => m.handle).sort(), [ticker.handle, tail.handle, mended.handle].sort());
     assert.equal(show(tickerUnit, 'ActiveState'), 'active', 'nothing stopped');
-    const stopped = mon('stop', '--all', '--confirm', ...common);
+    /** @type {string[]} */
+    const out = [];
+    assert.equal(await cli.monitorStopAll(bus, undefined, true, true, env, (l) => out.push(l), () => {}), 0);
+    const stopped = JSON.parse(out.join(''));
     assert.deepEqual(stopped.stopped.map((s) => s.lifecycle), ['stopped', 'stopped', 'stopped']);
     await waitFor(() => show(tickerUnit, 'ActiveState') !== 'active', 30_000, { what: 'the ticker to stop' });
 
     systemctl('stop', `${SESSION}.scope`);
-    await waitFor(() => !json(sbctl('status', '--json')).sessions.some((s) => s.name === SESSION), 60_000, { what: `${SESSION} to end` });
-    const dry = json(sbctl('monitor', 'gc', '--json'));
+    await waitFor(async () => !(await sessions()).includes(SESSION), 60_000, { what: `${SESSION} to end` });
+    const dry = await mon(cli.monitorGc, false, true);
     // the expired ones were compacted at sbd's first restart, the rejected one archived
     const mine = dry.entries.filter((e) => [ticker.id, tail.id, mended.id].includes(e.id));
     assert.equal(mine.length, 3, `its three records are orphans: ${JSON.stringify(dry.entries)}`);
