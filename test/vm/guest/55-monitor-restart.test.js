@@ -58,6 +58,8 @@ const answered = (before) => waitFor(async () => {
 }, 90_000, { intervalMs: 500, what: 'the restarted sbd to answer' });
 
 test('monitors through recover, expiry, and sbd restarted and killed -9', labOnly, async (t) => {
+  const began = performance.now();
+  const phase = (what) => t.diagnostic(`${what} at +${((performance.now() - began) / 1000).toFixed(1)} s`);
   await startSbd({});
   bus = dbus.sessionBus({ busAddress: /** @type {string} */ (process.env.DBUS_SESSION_BUS_ADDRESS) });
   t.after(() => bus.disconnect());
@@ -89,6 +91,7 @@ test('monitors through recover, expiry, and sbd restarted and killed -9', labOnl
   fs.appendFileSync(log, 'LINE 1 before the restarts\n');
   await waitFor(() => notices().some((n) => n.from === tail.handle && n.lines?.includes('LINE 1 before the restarts')), 30_000, { what: 'LINE 1 told' });
 
+  phase('monitors started');
   await t.test('a crash loop is quarantined; approve gives it a fresh start, reject removes it', async () => {
     await waitFor(() => { const r = records(); return r.get(mended.id)?.lifecycle === 'quarantined' && r.get(broken.id)?.lifecycle === 'quarantined'; }, 90_000, { intervalMs: 500, what: 'both crash loops quarantined' });
     const waiting = await mon(cli.monitorRecoverList, undefined, true, env);
@@ -111,14 +114,16 @@ test('monitors through recover, expiry, and sbd restarted and killed -9', labOnl
     assert.deepEqual(await mon(cli.monitorRecoverList, undefined, true, env), []);
   });
 
+  phase('recover done');
   await t.test('expiresAt ends a tail and a spawn, told once each; the spawn is not restarted', async () => {
     await waitFor(() => { const r = records(); return r.get(shortTail.id)?.lifecycle === 'expired' && r.get(shortSpawn.id)?.lifecycle === 'expired'; }, 60_000, { intervalMs: 500, what: 'both to expire' });
     for (const m of [shortTail, shortSpawn]) assert.ok((records().get(m.id)?.endedAtMs ?? 0) >= Date.parse(expiresAt), `${m.handle} ended at its expiresAt, not before`);
-    await new Promise((r) => setTimeout(r, 5000)); // Restart= would have started it again by now (RestartSec 2 s)
+    await new Promise((r) => setTimeout(r, 3000)); // Restart= would have started it again by now (RestartSec 2 s)
     assert.notEqual(show(shortUnit, 'ActiveState'), 'active', 'the expired spawn stays stopped');
     for (const m of [shortTail, shortSpawn]) assert.equal(notices().filter((n) => n.from === m.handle && n.kind === 'expired').length, 1, `${m.handle}: one notice`);
   });
 
+  phase('expiry done');
   await t.test('sbd restarted, then killed -9: the spawn lives on, the tail resumes at its offset, one summary line per start', async () => {
     const sinceS = Math.floor(Date.now() / 1000);
     const unitBefore = { invocation: show(tickerUnit, 'InvocationID'), pid: show(tickerUnit, 'MainPID') };
@@ -160,6 +165,7 @@ test('monitors through recover, expiry, and sbd restarted and killed -9', labOnl
     for (const l of lines) assert.match(l, /^monitors after the restart: 1 resumed, 2 reused/, 'the tail resumed; the ticker and the approved spawn reused');
   });
 
+  phase('restarts done');
   await t.test('stop --all refuses without --confirm; gc archives what an ended session left', async () => {
     const refused = sbctl('monitor', 'stop', '--all', ...common);
     assert.equal(refused.status, 2);
@@ -180,8 +186,9 @@ test('monitors through recover, expiry, and sbd restarted and killed -9', labOnl
     assert.equal(mine.length, 3, `its three records are orphans: ${JSON.stringify(dry.entries)}`);
     assert.ok(mine.every((e) => e.kind === 'orphan' && e.archivedTo === null));
     assert.ok(records().has(ticker.id), 'a dry run archives nothing');
-    const applied = json(sbctl('monitor', 'gc', '--apply', '--json'));
+    const applied = await mon(cli.monitorGc, true, true);
     assert.ok(applied.entries.filter((e) => e.kind === 'orphan').every((e) => e.archivedTo && fs.existsSync(e.archivedTo)));
     assert.equal(records().has(ticker.id), false);
   });
+  phase('done');
 });
