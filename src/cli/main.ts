@@ -3,7 +3,7 @@
  * sbctl: the command line of sessionbrake. Talks to systemd's user manager over D-Bus (never
  * by running systemctl) and to sbd over its D-Bus interface.
  */
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import * as path from 'node:path';
 import type * as dbus from 'dbus-next';
 import { defaultConfigPath } from '../config/path';
@@ -11,8 +11,10 @@ import type { Config } from '../config/schema';
 import type { DbusUserManager } from '../systemd/user-manager';
 import { userBusAddress } from '../systemd/address';
 import { parseDurationS, parseSize } from '../util/size';
+import { FINISHED_RETENTION_MS } from '../monitor/gc';
 import { VERSION } from '../version';
 import { UsageError, exitCodeOf } from './errors';
+import type { HandleSet } from './completion';
 
 // Each command loads its own modules when it runs, not all of them at every start: compiling
 // modules was most of sbctl's start, and under the lab's CPU emulation it cost seconds (`sbctl
@@ -25,6 +27,7 @@ const lazy = {
   install: () => require('./install') as typeof import('./install'),
   inbox: () => require('./inbox') as typeof import('./inbox'),
   monitor: () => require('./monitor') as typeof import('./monitor'),
+  completion: () => require('./completion') as typeof import('./completion'),
   reap: () => require('./reap') as typeof import('./reap'),
   run: () => require('./run') as typeof import('./run'),
   status: () => require('./status') as typeof import('./status'),
@@ -59,6 +62,11 @@ const wholeNumber = (what: string, min: number) => (value: string): number => {
   if (!/^\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`expected ${what}: a whole number, at least ${min}.`);
   return Number(value);
 };
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number, e.g. 30 or 0.5.');
+  return n;
+}
 
 function config(file: string | undefined): Config {
   try {
@@ -151,7 +159,7 @@ Examples:
 
   const monitor = program
     .command('monitor')
-    .description('Background work of a session\'s agent, owned by sbd: start a process (a transient service of the session\'s slice), tail a file, poll a probe locally or over ssh (a transient timer and service), watch a file\'s state, an http endpoint or a process of yours, list and stop them. Notices of matching output go to the session\'s inbox (sbctl inbox). The session is --session or $SESSIONBRAKE_SESSION.');
+    .description('Background work of a session\'s agent, owned by sbd: start a process (a transient service of the session\'s slice), tail a file, poll a probe locally or over ssh (a transient timer and service), watch a file\'s state, an http endpoint or a process of yours; list, inspect and stop them; recover what waits; collect old records. Notices of matching output go to the session\'s inbox (sbctl inbox). The session is --session or $SESSIONBRAKE_SESSION.');
   const common = (c: Command): Command =>
     c
       .option('--session <name>', 'the session (default: $SESSIONBRAKE_SESSION)')
@@ -161,9 +169,10 @@ Examples:
       .option('--notify-on <regex...>', 'tell new output lines matching any of these')
       .addOption(new Option('--coalesce <seconds>', 'matches within this span make one notice').argParser(durationS))
       .addOption(new Option('--max-lines <n>', 'lines per notice at most').argParser(nonNegativeInt))
-      .option('--expires-at <time>', 'stop it then (ISO 8601 with a zone, e.g. 2026-12-01T06:00:00Z)')
+      .option('--expires-at <time>', 'stop it then (ISO 8601 with a zone, e.g. 2026-12-01T06:00:00Z); one notice says so')
+      .addOption(new Option('--heartbeat-minutes <n>', 'a notice this often that it is alive and what it last saw (skipped when it told something else within that time)').argParser(positiveNumber))
       .option('--json', 'machine-readable output');
-  type Common = { session?: string; label?: string; reuse: string; reuseKey?: string; notifyOn?: string[]; coalesce?: number; maxLines?: number; expiresAt?: string; json?: boolean };
+  type Common = { session?: string; label?: string; reuse: string; reuseKey?: string; notifyOn?: string[]; coalesce?: number; maxLines?: number; expiresAt?: string; heartbeatMinutes?: number; json?: boolean };
   const shared = (o: Common): Record<string, unknown> => ({
     reuse: o.reuse,
     ...(o.label !== undefined ? { label: o.label } : {}),
@@ -172,6 +181,7 @@ Examples:
     ...(o.coalesce !== undefined ? { coalesceSeconds: o.coalesce } : {}),
     ...(o.maxLines !== undefined ? { maxLines: o.maxLines } : {}),
     ...(o.expiresAt !== undefined ? { expiresAt: o.expiresAt } : {}),
+    ...(o.heartbeatMinutes !== undefined ? { heartbeatMinutes: o.heartbeatMinutes } : {}),
   });
   const withBus = async (f: (bus: dbus.MessageBus) => Promise<number>): Promise<void> => {
     const bus = await connectBus(userBusAddress(process.env));
@@ -254,11 +264,112 @@ Examples:
     .action(async (o: { session?: string; all?: boolean; json?: boolean }) => withBus((bus) => lazy.monitor().monitorList(bus, o.session, o.all === true, o.json === true, process.env, say)));
   monitor
     .command('stop')
-    .description('Stop one monitor: its own unit (its whole process tree) or its watch; nothing else.')
+    .description('Stop one monitor: its own unit (its whole process tree) or its watch; nothing else. With --all, every monitor of the session that runs or waits, and only with --confirm.')
+    .argument('[handle]', 'its handle, id or label (sbctl monitor list shows them)')
+    .option('--session <name>', 'the session (default: $SESSIONBRAKE_SESSION)')
+    .option('--all', 'every monitor of this session (never another session\'s); needs --confirm')
+    .option('--confirm', 'with --all: do it; without, --all only says what it would stop and exits 2')
+    .option('--json', 'machine-readable output')
+    .addHelpText('after', `
+A stop is systemd's: the monitor's own unit is stopped (KillMode=control-group: its whole process
+tree, nothing outside it), or its file watch removed. sbd signals nothing itself.
+
+Exit codes: 0 stopped, 2 unknown handle, or --all without --confirm (then it lists what it would
+stop and stops nothing), 3 sbd not running.
+
+Examples:
+  sbctl monitor stop 3f2a9c1e
+  sbctl monitor stop --all              # lists this session's monitors; stops nothing
+  sbctl monitor stop --all --confirm --json`)
+    .action(async (handle: string | undefined, o: { session?: string; all?: boolean; confirm?: boolean; json?: boolean }) => {
+      if (o.all && handle !== undefined) throw new UsageError('sbctl monitor stop: give a handle or --all, not both');
+      if (!o.all && handle === undefined) throw new UsageError('sbctl monitor stop: which monitor? give its handle (sbctl monitor list), or --all --confirm');
+      if (!o.all && o.confirm) throw new UsageError('sbctl monitor stop: --confirm goes with --all');
+      await withBus((bus) => (o.all
+        ? lazy.monitor().monitorStopAll(bus, o.session, o.confirm === true, o.json === true, process.env, say, (l) => process.stderr.write(`${l}\n`))
+        : lazy.monitor().monitorStop(bus, o.session, handle as string, o.json === true, process.env, say)));
+    });
+  monitor
+    .command('inspect')
+    .description('A monitor\'s full receipt: who runs it (sbd\'s bus name and start: the owner\'s epoch), its unit and invocation id, its main pid (from systemd), the command hash (never the command line), when it was created, started and ended, its exit code and status, the signals sbd sent (none: a stop is systemd\'s), ticks, failures, truncations, the offset read up to, and its expiry.')
     .argument('<handle>', 'its handle, id or label')
     .option('--session <name>', 'the session (default: $SESSIONBRAKE_SESSION)')
+    .option('--json', 'machine-readable output (times as epoch ms, none as null)')
+    .addHelpText('after', `
+Exit codes: 0 shown, 2 unknown handle, 3 sbd not running.
+
+Example:
+  sbctl monitor inspect 3f2a9c1e --json`)
+    .action(async (handle: string, o: { session?: string; json?: boolean }) => withBus((bus) => lazy.monitor().monitorInspect(bus, o.session, handle, o.json === true, process.env, say)));
+  const recover = monitor
+    .command('recover')
+    .description('What waits for a decision before it runs again, and why: a spawn quarantined by its crash-loop fuse, a monitor suspended after failures in a row, a local poll awaiting confirmation after sbd restarted. Then approve or reject each.')
+    .option('--session <name>', 'the session (default: $SESSIONBRAKE_SESSION)')
     .option('--json', 'machine-readable output')
-    .action(async (handle: string, o: { session?: string; json?: boolean }) => withBus((bus) => lazy.monitor().monitorStop(bus, o.session, handle, o.json === true, process.env, say)));
+    .addHelpText('after', `
+  approve HANDLE   run it again: a quarantined spawn gets a fresh start of its unit (its failed
+                   state reset first); a suspended or waiting monitor begins again. A monitor
+                   quarantined for what it would run (a poll with work in it) is never approved.
+  reject HANDLE    stop whatever is left of it and move its record to archive/ (never deleted).
+
+Exit codes: 0 done, 2 unknown handle or not waiting, 3 sbd not running.
+
+Examples:
+  sbctl monitor recover
+  sbctl monitor recover approve 3f2a9c1e
+  sbctl monitor recover reject 3f2a9c1e --json`)
+    .action(async (o: { session?: string; json?: boolean }) => withBus((bus) => lazy.monitor().monitorRecoverList(bus, o.session, o.json === true, process.env, say)));
+  for (const verb of ['approve', 'reject'] as const) {
+    recover
+      .command(verb)
+      .description(verb === 'approve'
+        ? 'Run a waiting monitor again: a quarantined spawn gets a fresh start of its unit; a suspended or awaiting-confirmation one begins again through its runner.'
+        : 'Stop whatever is left of a waiting monitor and move its record to archive/ with why (never deleted).')
+      .argument('<handle>', 'its handle, id or label (sbctl monitor recover lists them)')
+      .option('--session <name>', 'the session (default: $SESSIONBRAKE_SESSION)')
+      .option('--json', 'machine-readable output')
+      .action(async (handle: string, o: { session?: string; json?: boolean }) => withBus((bus) => lazy.monitor().monitorRecover(bus, verb, o.session, handle, o.json === true, process.env, say)));
+  }
+  monitor
+    .command('gc')
+    .description(`Collect monitor records: corrupt ones, orphans (their session ended, or its name now belongs to another invocation), and monitors that ended more than ${FINISHED_RETENTION_MS / 3_600_000} h ago. A dry run by default: it lists what it would archive. All your sessions' records, not one session's.`)
+    .option('--dry-run', 'list what would be archived, and why (the default)')
+    .option('--apply', 'archive them: moved to archive/ beside the records with why, never deleted')
+    .option('--json', 'machine-readable output')
+    .addHelpText('after', `
+gc never stops anything and never touches a unit: a record whose unit still runs (a detached
+spawn outliving its session) is kept and said ("kept"); stop it first.
+
+Exit codes: 0 done, 2 --dry-run with --apply, 3 sbd not running.
+
+Examples:
+  sbctl monitor gc
+  sbctl monitor gc --apply --json`)
+    .action(async (o: { dryRun?: boolean; apply?: boolean; json?: boolean }) => {
+      if (o.dryRun && o.apply) throw new UsageError('sbctl monitor gc: --dry-run or --apply, not both');
+      await withBus((bus) => lazy.monitor().monitorGc(bus, o.apply === true, o.json === true, say));
+    });
+
+  program
+    .command('completion')
+    .description('Print a completion script for the shell: subcommands, options, and the handles of this session\'s monitors for monitor stop, inspect and recover (asked of sbd as you complete; nothing when sbd is not running).')
+    .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh']))
+    .addHelpText('after', `
+Examples:
+  eval "$(sbctl completion bash)"                 # in ~/.bashrc
+  sbctl completion bash > ~/.local/share/bash-completion/completions/sbctl
+  eval "$(sbctl completion zsh)"                  # in ~/.zshrc`)
+    .action((shell: 'bash' | 'zsh') => {
+      say(shell === 'bash' ? lazy.completion().bashCompletion(program) : lazy.completion().zshCompletion(program));
+    });
+  program
+    .command('complete-handles', { hidden: true })
+    .description('The handles a completion offers, one per line; nothing on any failure (used by the completion script).')
+    .option('--session <name>', 'the session (default: $SESSIONBRAKE_SESSION)')
+    .addOption(new Option('--set <set>', 'which handles').choices(['waiting', 'live', 'all']).default('all'))
+    .action(async (o: { session?: string; set: HandleSet }) => {
+      setExit(await lazy.completion().completeHandles(() => connectBus(userBusAddress(process.env)), o.session ?? process.env.SESSIONBRAKE_SESSION, o.set, say));
+    });
 
   program
     .command('inbox')

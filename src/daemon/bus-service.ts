@@ -10,7 +10,11 @@ import * as dbus from 'dbus-next';
 import type { ServiceHealth, SessionRow, SliceRow } from '../sessions/status';
 import { SERVICE_INTERFACE, SERVICE_NAME, SERVICE_PATH } from './bus-name';
 import { MonitorRequestError, type MonitorManager } from '../monitor/manager';
-import { INCIDENT_SIGNATURE, figuresFromBus, type IncidentArgs, SESSION_SIGNATURE, SLICE_SIGNATURE, type SessionTuple, type SliceTuple, incidentToBus, sessionToBus, sliceToBus, usecToBus } from './bus-types';
+import { approve, collect, inspect, reject, stopAll } from '../monitor/lifecycle';
+import {
+  BAD_REQUEST, GC_SIGNATURE, type GcTuple, INCIDENT_SIGNATURE, MONITOR_SIGNATURE, MONITOR_STATE_SIGNATURE, type MonitorStateTuple, type MonitorTuple, figuresFromBus, gcToBus, type IncidentArgs,
+  receiptToBus, SESSION_SIGNATURE, SLICE_SIGNATURE, type SessionTuple, type SliceTuple, incidentToBus, sessionToBus, sliceToBus, usecToBus,
+} from './bus-types';
 import type { InboxEntry } from '../inbox/store';
 import type { Incident } from './incidents';
 
@@ -26,13 +30,6 @@ export interface StatusSource {
   /** undefined when sbd does not arbitrate slices. */
   slices(): SliceRow[] | undefined;
 }
-
-/** The error name sbctl maps to exit code 2: the request cannot be met as asked. */
-export const BAD_REQUEST = 'dev.sessionbrake.Error.BadRequest';
-
-/** One monitor in ListMonitors: id, handle, label, type, lifecycle, reason, unit, session. */
-export const MONITOR_SIGNATURE = '(ssssssss)';
-export type MonitorTuple = [string, string, string, string, string, string, string, string];
 
 class ManagerInterface extends dbus.interface.Interface {
   constructor(
@@ -70,6 +67,54 @@ class ManagerInterface extends dbus.interface.Interface {
   async StopMonitor(session: string, handle: string): Promise<string> {
     try {
       return (await this.mons().stop(session, handle)).lifecycle;
+    } catch (err) {
+      throw ManagerInterface.asBusError(err);
+    }
+  }
+
+  /** ApproveMonitor(session, handle) -> (handle, lifecycle): a waiting monitor runs again (recover approve). */
+  async ApproveMonitor(session: string, handle: string): Promise<MonitorStateTuple> {
+    try {
+      const a = await approve(this.mons(), session, handle);
+      return [a.handle, a.lifecycle];
+    } catch (err) {
+      throw ManagerInterface.asBusError(err);
+    }
+  }
+
+  /** RejectMonitor(session, handle) -> (handle, archived to): what is left is stopped, the record archived. */
+  async RejectMonitor(session: string, handle: string): Promise<MonitorStateTuple> {
+    try {
+      const a = await reject(this.mons(), session, handle);
+      return [a.handle, a.archivedTo];
+    } catch (err) {
+      throw ManagerInterface.asBusError(err);
+    }
+  }
+
+  /** InspectMonitor(session, handle) -> the receipt as a{sv} (bus-types.ts receiptToBus). */
+  async InspectMonitor(session: string, handle: string): Promise<Record<string, dbus.Variant>> {
+    try {
+      return receiptToBus(await inspect(this.mons(), session, handle));
+    } catch (err) {
+      throw ManagerInterface.asBusError(err);
+    }
+  }
+
+  /** StopAllMonitors(session) -> (handle, lifecycle) of each monitor of that session it stopped; no other session's. */
+  async StopAllMonitors(session: string): Promise<MonitorStateTuple[]> {
+    try {
+      if (session === '') throw new MonitorRequestError('which session? stop --all stops one session\'s monitors only');
+      return (await stopAll(this.mons(), session)).map((s) => [s.handle, s.lifecycle]);
+    } catch (err) {
+      throw ManagerInterface.asBusError(err);
+    }
+  }
+
+  /** CollectMonitors(apply) -> what gc archives (apply) or would (dry run). Never stops anything. */
+  async CollectMonitors(apply: boolean): Promise<GcTuple[]> {
+    try {
+      return (await collect(this.mons(), apply)).map(gcToBus);
     } catch (err) {
       throw ManagerInterface.asBusError(err);
     }
@@ -152,6 +197,11 @@ ManagerInterface.configureMembers({
     StartMonitor: { inSignature: 'sa{sv}', outSignature: '(ssss)' },
     ListMonitors: { inSignature: 's', outSignature: `a${MONITOR_SIGNATURE}` },
     StopMonitor: { inSignature: 'ss', outSignature: 's' },
+    ApproveMonitor: { inSignature: 'ss', outSignature: MONITOR_STATE_SIGNATURE },
+    RejectMonitor: { inSignature: 'ss', outSignature: MONITOR_STATE_SIGNATURE },
+    InspectMonitor: { inSignature: 'ss', outSignature: 'a{sv}' },
+    StopAllMonitors: { inSignature: 's', outSignature: `a${MONITOR_STATE_SIGNATURE}` },
+    CollectMonitors: { inSignature: 'b', outSignature: `a${GC_SIGNATURE}` },
   },
   signals: { Incident: { signature: INCIDENT_SIGNATURE }, Notice: { signature: NOTICE_SIGNATURE } },
 });

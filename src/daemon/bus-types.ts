@@ -150,3 +150,53 @@ export function incidentFromBus(args: IncidentArgs): Incident {
   const [type, unit, session, atUsec, message, observeOnly, figures] = args;
   return { type: type as Incident['type'], unit, session, atMs: Number(atUsec) / 1000, message, observeOnly, ...figuresFromBus(figures) };
 }
+
+/** The error name sbctl maps to exit code 2: the request cannot be met as asked. */
+export const BAD_REQUEST = 'dev.sessionbrake.Error.BadRequest';
+
+/** One monitor in ListMonitors: id, handle, label, type, lifecycle, reason, unit, session. */
+export const MONITOR_SIGNATURE = '(ssssssss)';
+export type MonitorTuple = [string, string, string, string, string, string, string, string];
+
+/** StopAllMonitors and the recover verbs: (handle, lifecycle now). */
+export const MONITOR_STATE_SIGNATURE = '(ss)';
+export type MonitorStateTuple = [string, string];
+
+/** One entry of CollectMonitors (gc): kind (corrupt, orphan, finished, kept), what (handle or
+ * file name), id ("" for a corrupt file), why, archived to ("" in a dry run or when kept). */
+export const GC_SIGNATURE = '(sssss)';
+export type GcTuple = [string, string, string, string, string];
+
+export interface GcRow {
+  kind: string;
+  what: string;
+  id: string | null;
+  why: string;
+  archivedTo: string | null;
+}
+
+export function gcToBus(e: { kind: string; what: string; id?: string | undefined; why: string; archivedTo?: string | undefined }): GcTuple {
+  return [e.kind, e.what, e.id ?? '', e.why, e.archivedTo ?? ''];
+}
+
+export function gcFromBus([kind, what, id, why, archivedTo]: GcTuple): GcRow {
+  return { kind, what, id: id === '' ? null : id, why, archivedTo: archivedTo === '' ? null : archivedTo };
+}
+
+/** InspectMonitor's receipt as a{sv}: each key of monitor/receipt.ts Receipt, nested records as
+ * a{sv}; a null (none) has no D-Bus form and is left out, and put back as null by receiptFromBus. */
+export function receiptToBus(r: object): Record<string, Variant> {
+  return figuresToBus(r as Record<string, unknown>);
+}
+
+const RECEIPT_NULLABLE = ['label', 'reason', 'startedAtMs', 'endedAtMs', 'unit', 'exit', 'offset', 'expiresAt', 'expiresInS', 'heartbeatMinutes'] as const;
+const UNIT_NULLABLE = ['invocationId', 'invocationIdNow', 'result', 'mainPid', 'nRestarts'] as const;
+
+export function receiptFromBus<T>(v: Record<string, Variant>): T {
+  const o = figuresFromBus(v);
+  for (const k of RECEIPT_NULLABLE) o[k] ??= null;
+  const unit = o.unit as Record<string, unknown> | null;
+  if (unit) for (const k of UNIT_NULLABLE) unit[k] ??= null;
+  o.signalsSent ??= [];
+  return o as T;
+}

@@ -7,11 +7,13 @@
 import * as path from 'node:path';
 import type { InboxWriter } from '../inbox/store';
 import { MonitorManager } from '../monitor/manager';
+import { expiresAtAsNowMs } from '../monitor/expiry';
 import { planRecovery } from '../monitor/recovery';
+import { MonitorTimers } from '../monitor/timers';
 import { monitorsDir } from '../monitor/store';
 import type { SessionRegistry } from '../sessions/registry';
 import type { UserManager } from '../systemd/types';
-import { monotonicMs } from '../util/clock';
+import { bootId, monotonicMs, systemClock } from '../util/clock';
 import type { BusService } from './bus-service';
 import type { Logger } from './log';
 import { onPath } from '../util/on-path';
@@ -37,6 +39,7 @@ export function startMonitors(w: MonitorWiring): MonitorManager {
     startTransientService: (name, props) => w.manager.startTransientService(name, props),
     startTransientTimer: (timer, timerProps, service, serviceProps) => w.manager.startTransientTimer(timer, timerProps, service, serviceProps),
     stopUnit: (name) => w.manager.stopUnit(name),
+    resetFailedUnit: (name) => w.manager.resetFailedUnit(name),
     getUnit: (name) => w.manager.getUnit(name),
     watchFile: w.watchFile,
     unwatchFile: w.unwatchFile,
@@ -47,7 +50,9 @@ export function startMonitors(w: MonitorWiring): MonitorManager {
     owner: w.owner,
     notify: (session, notice) => {
       try {
-        w.bus()?.emitNotice(session, w.inbox.append(session, notice));
+        // written whether or not the bus is up yet: recovery tells before sbd's interface is exported
+        const entry = w.inbox.append(session, notice);
+        w.bus()?.emitNotice(session, entry);
       } catch (err) {
         w.log.warn({ event: 'inbox-not-written', session, err }, "cannot write the session's inbox");
       }
@@ -56,6 +61,8 @@ export function startMonitors(w: MonitorWiring): MonitorManager {
     monotonicMs,
     log: (level, msg, fields) => w.log[level](fields, msg),
   });
+  // expiresAt and heartbeats, on the monotonic clock; closed with the manager
+  new MonitorTimers(monitors, systemClock, (msg, fields) => w.log.warn(fields, msg));
   w.manager.onUnitEvent((e) => {
     if (!e.unit.startsWith('sb-monitor-') || e.type === 'unit-new') return;
     monitors.onUnit(e.unit).catch((err: unknown) => w.log.warn({ unit: e.unit, err }, "reading a monitor's unit failed"));
@@ -75,7 +82,9 @@ export async function recoverMonitors(monitors: MonitorManager, w: MonitorWiring
     const unit = r.unit ? await w.manager.getUnit(r.unit.name).catch(() => undefined) : undefined;
     return {
       id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: s !== undefined && s.invocationId === r.sessionInvocation,
-      expiresAtMs: r.spec.expiresAt ? Date.parse(r.spec.expiresAt) : undefined,
+      detached: r.spec.type === 'spawn' && r.spec.detached,
+      // on the same boot, the monotonic deadline kept at its start: a wall-clock step while sbd was down moves nothing
+      expiresAtMs: r.spec.expiresAt ? expiresAtAsNowMs(Date.parse(r.spec.expiresAt), r.expiry, { wallMs: Date.now(), monoMs: monotonicMs(), bootId: bootId() }) : undefined,
       unit: unit ? { activeState: unit.activeState, result: unit.result ?? '', nRestarts: unit.nRestarts } : undefined,
     };
   }));

@@ -9,13 +9,14 @@
  */
 import type { UnitInfo } from '../systemd/types';
 import { decideReuse, handleOf, newMonitorId, resolveHandle, sourceHash } from './identity';
+import { pastExpiry } from './expiry';
 import { type Pending, addLines, compileMatchers, dueAtMs, flush } from './notices';
 import type { RecoveryPlan } from './recovery';
 import { type FileKind, type MonitorHost, MonitorRequestError, type Runner, type RunnerKit } from './runner';
 import { RUNNERS } from './runners';
 import { judgeProbe, judgeRemoteProbe } from './safety';
 import { type MonitorSpec, OUTPUT_CAP_BYTES, parseMonitorSpec } from './spec';
-import { type CorruptRecord, type MonitorRecord, archiveRecord, loadRecords, removeRecord, saveRecord } from './store';
+import { type CorruptRecord, type MonitorRecord, archiveRecord, loadRecords, recordFile, removeRecord, saveRecord } from './store';
 import { readAppended } from './tail-read';
 import { monitorIdOfUnit } from './unit';
 
@@ -24,6 +25,17 @@ export { type MonitorHost, MonitorRequestError, type MonitorSession } from './ru
 export type StartAnswer = { answer: 'created' | 'reused' | 'replaced' | 'quarantined'; id: string; handle: string; reason?: string };
 
 const live = (r: MonitorRecord): boolean => r.lifecycle === 'running' || r.lifecycle === 'suspended' || r.lifecycle === 'awaiting-confirmation';
+/** Ended for good: nothing of it runs or waits. */
+export const finished = (r: MonitorRecord): boolean => r.lifecycle === 'stopped' || r.lifecycle === 'expired' || r.lifecycle === 'gone';
+
+/** What the lifecycle's timers (monitor/timers.ts) follow: each save, each new output line, each notice. */
+export interface MonitorObserver {
+  /** A record as it now is: after each save, and for every record once recovery is done. */
+  saved?(r: MonitorRecord): void;
+  lines?(id: string, lines: readonly string[]): void;
+  told?(id: string): void;
+  closed?(): void;
+}
 
 export class MonitorManager {
   private readonly records = new Map<string, MonitorRecord>();
@@ -33,8 +45,9 @@ export class MonitorManager {
   private readonly watchers = new Map<string, Set<string>>();
 
   private readonly kit: RunnerKit;
+  private readonly observers: MonitorObserver[] = [];
 
-  constructor(private readonly host: MonitorHost) {
+  constructor(readonly host: MonitorHost) {
     this.kit = {
       host,
       get: (id) => this.records.get(id),
@@ -43,7 +56,10 @@ export class MonitorManager {
       follow: (id, file) => this.follow(id, file),
       unfollow: (file) => this.unfollow(file),
       catchUp: (file) => void this.onFile(file),
-      tell: (r, kind, text) => this.host.notify(r.sessionId, { atMs: Date.now(), from: this.handle(r.id), kind, text: `${r.spec.label ?? this.handle(r.id)}: ${text}` }),
+      tell: (r, kind, text) => {
+        this.host.notify(r.sessionId, { atMs: Date.now(), from: this.handle(r.id), kind, text: `${r.spec.label ?? this.handle(r.id)}: ${text}` });
+        for (const o of this.observers) o.told?.(r.id);
+      },
       lines: (id, lines) => this.output(id, lines),
       watch: (id, file, options) => this.watch(id, file, options),
       unwatch: (id, file) => this.unwatch(id, file),
@@ -73,9 +89,12 @@ export class MonitorManager {
       if (!r) continue;
       switch (action) {
         case 'resume':
-        case 'reuse':
-          this.runner(r)?.resume(this.kit, r, action);
+        case 'reuse': {
+          const mine = { ...r, owner: this.host.owner }; // the lease passes to this sbd
+          this.save(mine);
+          this.runner(r)?.resume(this.kit, mine, action);
           break;
+        }
         case 'await-confirmation':
         case 'expire':
         case 'quarantine':
@@ -85,9 +104,13 @@ export class MonitorManager {
           if (action === 'expire' && r.unit) void this.host.stopUnit(r.unit.name).catch(() => undefined);
           // a local poll's timer is stopped until the agent confirms (sbctl monitor recover approve)
           if (action === 'await-confirmation') void this.runner(r)?.stop(this.kit, this.must(id));
-          if (action === 'report-gone' || action === 'quarantine') this.kit.tell(r, lifecycle, why);
+          if (action === 'report-gone' || action === 'quarantine' || action === 'expire') this.kit.tell(r, lifecycle, why);
           break;
         }
+        case 'end-with-session':
+          this.save({ ...r, lifecycle: 'stopped', reason: why }); // saved first: its unit's end is not an exit
+          if (r.unit) void this.host.stopUnit(r.unit.name).catch(() => undefined);
+          break;
         case 'compact':
           this.records.delete(id);
           removeRecord(this.host.recordsDir, id);
@@ -96,6 +119,7 @@ export class MonitorManager {
           break;
       }
     }
+    for (const r of this.records.values()) for (const o of this.observers) o.saved?.(r);
   }
 
   list(sessionId?: string): Array<MonitorRecord & { handle: string }> {
@@ -108,9 +132,13 @@ export class MonitorManager {
     return handleOf(id, [...this.records.keys()]);
   }
 
-  private save(r: MonitorRecord): void {
+  private save(given: MonitorRecord): void {
+    const before = this.records.get(given.id);
+    // when it ended: gc's retention counts from there
+    const r = finished(given) && given.endedAtMs === undefined ? { ...given, endedAtMs: before && finished(before) ? before.endedAtMs ?? Date.now() : Date.now() } : given;
     this.records.set(r.id, r);
     saveRecord(this.host.recordsDir, r);
+    for (const o of this.observers) o.saved?.(r);
   }
 
   /** Start (or reuse, or replace) a monitor of `sessionId` as `input` asks. */
@@ -123,6 +151,8 @@ export class MonitorManager {
     } catch (err) {
       throw new MonitorRequestError((err as Error).message);
     }
+    const past = pastExpiry(spec.expiresAt, Date.now());
+    if (past !== undefined) throw new MonitorRequestError(past);
     const hash = sourceHash(spec);
     const mine = [...this.records.values()].filter((r) => r.sessionId === sessionId);
     const decision = decideReuse(spec, hash, mine.map((r) => ({ id: r.id, reuseKey: r.spec.reuseKey, sourceHash: r.sourceHash, live: live(r) })));
@@ -214,6 +244,7 @@ export class MonitorManager {
   private output(id: string, lines: readonly string[]): void {
     const r = this.records.get(id);
     if (!r) return;
+    if (lines.length > 0) for (const o of this.observers) o.lines?.(id, lines);
     const spec = r.spec;
     const matchers = compileMatchers(spec);
     const slot = this.pending.get(id) ?? { batch: undefined, timer: undefined };
@@ -239,6 +270,7 @@ export class MonitorManager {
       text: `${name}: ${notice.lines.length + notice.truncated} new line${notice.lines.length + notice.truncated === 1 ? '' : 's'} matched`, lines: notice.lines,
       ...(notice.truncated ? { truncated: notice.truncated } : {}),
     });
+    for (const o of this.observers) o.told?.(id);
   }
 
   private readonly unitChecks = new Map<string, Promise<void>>();
@@ -246,7 +278,12 @@ export class MonitorManager {
   /** A unit changed (systemd's signal): a spawn's exit receipt and crash-loop fuse. One check
    * of a unit at a time (a transition comes as several PropertiesChanged): told once. */
   onUnit(unit: string): Promise<void> {
-    const next = (this.unitChecks.get(unit) ?? Promise.resolve()).then(() => this.checkUnit(unit));
+    return this.serially(unit, () => this.checkUnit(unit));
+  }
+
+  /** Run `f` after what is under way on `unit` (its checks, a restart), before what comes next. */
+  private serially(unit: string, f: () => Promise<void>): Promise<void> {
+    const next = (this.unitChecks.get(unit) ?? Promise.resolve()).catch(() => undefined).then(f);
     this.unitChecks.set(unit, next);
     void next.finally(() => {
       if (this.unitChecks.get(unit) === next) this.unitChecks.delete(unit);
@@ -270,14 +307,79 @@ export class MonitorManager {
 
   /** Stop one monitor (its own unit or watch only). */
   async stop(sessionId: string, handleOrId: string, why = 'stopped'): Promise<MonitorRecord> {
-    const found = resolveHandle(this.list(sessionId).map((r) => ({ id: r.id, label: r.spec.label })), handleOrId); // a label is the spec's
+    return this.end(this.find(sessionId, handleOrId).id, 'stopped', why);
+  }
+
+  /** The session's monitor by handle, id or label; unknown or ambiguous is a bad request. */
+  find(sessionId: string, handleOrId: string): MonitorRecord & { handle: string } {
+    // by label too: a record keeps its label in its spec
+    const found = resolveHandle(this.list(sessionId).map((r) => ({ ...r, label: r.spec.label })), handleOrId);
     if ('error' in found) throw new MonitorRequestError(found.error);
-    const r = this.must(found.id);
+    const { label: _label, ...r } = found;
+    return r;
+  }
+
+  /** End a monitor as `lifecycle` (stopped, expired): saved first, then its runner stops what runs. */
+  async end(id: string, lifecycle: 'stopped' | 'expired', why: string): Promise<MonitorRecord> {
+    const r = this.must(id);
     // saved first: the unit's own end, told by systemd while it stops, is then not taken for an exit
-    const stopped: MonitorRecord = { ...r, lifecycle: 'stopped', reason: why };
-    this.save(stopped);
-    await this.runner(r)?.stop(this.kit, stopped);
-    return stopped;
+    const ended: MonitorRecord = { ...r, lifecycle, reason: why };
+    this.save(ended);
+    await this.runner(r)?.stop(this.kit, ended);
+    return this.records.get(id) ?? ended;
+  }
+
+  /** The record as it is now. */
+  get(id: string): MonitorRecord | undefined {
+    return this.records.get(id);
+  }
+
+  /** Change a record's fields (the lifecycle's timers keep the expiry there). */
+  patch(id: string, fields: Partial<MonitorRecord>): void {
+    const r = this.records.get(id);
+    if (r) this.save({ ...r, ...fields });
+  }
+
+  /** Tell the monitor's agent (its label or handle leads the text). */
+  tell(id: string, kind: string, text: string): void {
+    const r = this.records.get(id);
+    if (r) this.kit.tell(r, kind, text);
+  }
+
+  observe(o: MonitorObserver): void {
+    this.observers.push(o);
+  }
+
+  /** Run a waiting monitor again (recover approve): its runner's own restart, else its begin. */
+  async restart(id: string): Promise<MonitorRecord> {
+    const r = this.must(id);
+    const session = this.host.session(r.sessionId);
+    if (!session || session.invocationId !== r.sessionInvocation) throw new MonitorRequestError(`its session "${r.sessionId}" has ended: nothing to run it for (sbctl monitor recover reject ${this.handle(id)})`);
+    const runner = this.runner(r);
+    if (!runner) throw new MonitorRequestError(`a ${r.spec.type} monitor is not run by this sbd`);
+    const { reason: _reason, exit: _exit, ...rest } = r;
+    const again: MonitorRecord = { ...rest, lifecycle: 'running', owner: this.host.owner, consecutiveFailures: 0 };
+    const run = async (): Promise<void> => {
+      this.save(again);
+      await (runner.restart ? runner.restart(this.kit, again) : runner.begin(this.kit, again, session));
+    };
+    // a unit's events while it is reset and started anew (its old self unloaded, the new one not yet
+    // active) are read after the restart, not taken for an exit of the monitor running again
+    await (r.unit ? this.serially(r.unit.name, run) : run());
+    return this.records.get(id) ?? again;
+  }
+
+  /** Stop what is left of a monitor and move its record to archive/ with why (recover reject). */
+  async reject(id: string, why: string): Promise<string> {
+    const r = await this.end(id, 'stopped', why);
+    await this.runner(r)?.discard?.(this.kit, r);
+    return this.archive(id, why);
+  }
+
+  /** Forget a monitor and move its record to archive/ (never deleted); nothing is stopped here. */
+  archive(id: string, why: string): string {
+    this.records.delete(id);
+    return archiveRecord(this.host.recordsDir, recordFile(this.host.recordsDir, id), why);
   }
 
   /** The session ended: its monitors end with it (a spawn's unit is stopped unless detached). */
@@ -289,7 +391,13 @@ export class MonitorManager {
   }
 
   close(): void {
-    for (const slot of this.pending.values()) if (slot.timer) clearTimeout(slot.timer);
+    // sbd stops: what was gathering is told now, not lost (its lines' offset is saved already)
+    for (const [id, slot] of this.pending) {
+      if (!slot.timer) continue;
+      clearTimeout(slot.timer);
+      this.flushNotice(id);
+    }
+    for (const o of this.observers) o.closed?.();
     for (const runner of new Set(Object.values(RUNNERS))) runner.close?.(this.kit);
   }
 }

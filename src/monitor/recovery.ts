@@ -19,19 +19,27 @@ export interface RecordView {
   expiresAtMs?: number | undefined;
   /** The session it belongs to still exists. */
   sessionLive: boolean;
+  /** A spawn that outlives its session (spec.detached). */
+  detached?: boolean | undefined;
   /** For a spawn: its unit's state now (from systemd), undefined when the unit is gone. */
   unit?: { activeState: string; result: string; nRestarts?: number | undefined } | undefined;
 }
 
-export type RecoveryAction = 'resume' | 'reuse' | 'await-confirmation' | 'expire' | 'quarantine' | 'report-gone' | 'compact' | 'keep';
+export type RecoveryAction = 'resume' | 'reuse' | 'await-confirmation' | 'expire' | 'quarantine' | 'report-gone' | 'end-with-session' | 'compact' | 'keep';
 
 export interface RecoveryPlan {
   actions: Array<{ id: string; action: RecoveryAction; why: string }>;
   summary: string;
 }
 
+const unitRuns = (r: RecordView): boolean => r.unit !== undefined && (r.unit.activeState === 'active' || r.unit.activeState === 'activating' || r.unit.activeState === 'reloading');
+
 function decide(r: RecordView, nowMs: number): { action: RecoveryAction; why: string } {
-  if (!r.sessionLive) return { action: 'compact', why: 'its session has ended' };
+  // a detached spawn outlives its session: while its unit runs its record is kept (compacted, its unit would run on unowned)
+  const outlives = r.type === 'spawn' && r.detached === true && r.lifecycle === 'running' && unitRuns(r);
+  // a spawn's unit still running when its session ended while sbd was away: it ends with its session, as it would have
+  if (!r.sessionLive && r.type === 'spawn' && r.lifecycle === 'running' && unitRuns(r) && !outlives) return { action: 'end-with-session', why: 'its session ended while sbd was not running: stopped with it' };
+  if (!r.sessionLive && !outlives) return { action: 'compact', why: 'its session has ended' };
   if (r.lifecycle === 'stopped' || r.lifecycle === 'expired' || r.lifecycle === 'gone') return { action: 'compact', why: `already ${r.lifecycle}` };
   if (r.lifecycle === 'quarantined' || r.lifecycle === 'awaiting-confirmation' || r.lifecycle === 'suspended') return { action: 'keep', why: `${r.lifecycle}: waits for sbctl monitor recover` };
   if (r.expiresAtMs !== undefined && r.expiresAtMs <= nowMs) return { action: 'expire', why: 'its expiresAt has passed' };
@@ -50,7 +58,7 @@ function decide(r: RecordView, nowMs: number): { action: RecoveryAction; why: st
 
 const SUMMARY_WORDS: Array<[RecoveryAction, string]> = [
   ['resume', 'resumed'], ['reuse', 'reused'], ['await-confirmation', 'awaiting confirmation'], ['expire', 'expired'],
-  ['quarantine', 'quarantined'], ['report-gone', 'gone'], ['compact', 'stale records compacted'],
+  ['quarantine', 'quarantined'], ['report-gone', 'gone'], ['end-with-session', 'stopped with their session'], ['compact', 'stale records compacted'],
 ];
 
 /** The plan for every record found at start (pure). `corrupt` counts records that could not be read. */

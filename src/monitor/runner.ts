@@ -28,6 +28,8 @@ export interface MonitorHost {
   /** One StartTransientUnit: the timer started, its service created beside it (a poll, monitor/poll-unit.ts). */
   startTransientTimer(timer: string, timerProps: readonly TransientProperty[], service: string, serviceProps: readonly TransientProperty[]): Promise<void>;
   stopUnit(name: string): Promise<void>;
+  /** ResetFailedUnit: a failed unit's state (and its start-limit count) cleared; systemd then unloads it. */
+  resetFailedUnit(name: string): Promise<void>;
   getUnit(name: string): Promise<UnitInfo | undefined>;
   /** Watch a file (inotify); with `entries`, a directory whose entries are told by their own paths as they come and go. */
   watchFile(file: string, options?: { entries?: boolean }): void;
@@ -79,14 +81,20 @@ export interface Runner {
   stop(kit: RunnerKit, record: MonitorRecord): Promise<void>;
   /** One of the monitor's units (sb-monitor-ID.*) changed (systemd's signal); `info` undefined once the unit is gone. */
   onUnit?(kit: RunnerKit, record: MonitorRecord, info: UnitInfo | undefined, unit: string): void;
-  /** Run it again from a clean start (sbctl monitor recover approve): a poll or ssh probe awaiting confirmation or suspended. */
-  restart?(kit: RunnerKit, record: MonitorRecord): Promise<void>;
   /** The runner counts the record's ticks itself (a poll: one per run of its service), not the manager per output read. */
   countsTicks?: boolean;
   /** A path the monitor watches (kit.watch) changed. */
   onFile?(kit: RunnerKit, record: MonitorRecord, file: string, kind: FileKind): void;
   /** sbd is closing (or a test's manager): drop timers and handles, change no record. */
   close?(kit: RunnerKit): void;
+  /**
+   * Run a waiting monitor again (sbctl monitor recover approve); the record is saved as running.
+   * Without it, `begin` runs it again. A spawn has its own: its failed unit is reset first (a
+   * transient unit's name is taken while systemd keeps it failed).
+   */
+  restart?(kit: RunnerKit, record: MonitorRecord): Promise<void>;
+  /** After `stop`, when the record goes to archive/ (recover reject): clear what systemd keeps of it. */
+  discard?(kit: RunnerKit, record: MonitorRecord): Promise<void>;
 }
 
 /** A request the manager refuses (bad spec, unknown session, a type not run here): exit code 2 in sbctl. */

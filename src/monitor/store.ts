@@ -39,6 +39,10 @@ export const monitorRecordSchema = z
     process: z.object({ pid: z.number().int().positive(), startTicks: z.number().int().nonnegative(), comm: z.string() }).optional(),
     /** For a file monitor: the file's state last told (hashes of its last lines, never the lines). */
     fileState: z.object({ exists: z.boolean(), size: z.number().int().nonnegative(), tailHash: z.string(), matchHash: z.string() }).optional(),
+    /** When it stopped, expired or was found gone (wall clock, for people and gc's retention). */
+    endedAtMs: z.number().optional(),
+    /** Its expiresAt on CLOCK_MONOTONIC with the boot id (monitor/expiry.ts): a restart on the same boot keeps it, whatever the wall clock did meanwhile. */
+    expiry: z.object({ bootId: z.string().min(1), atMonoMs: z.number() }).optional(),
   })
   .strict();
 
@@ -51,7 +55,7 @@ export interface CorruptRecord {
 
 export const monitorsDir = (env: NodeJS.ProcessEnv = process.env): string => path.join(xdgHome('state', env), 'sessionbrake', 'monitors');
 
-const recordFile = (dir: string, id: string): string => path.join(dir, `${id}.json`);
+export const recordFile = (dir: string, id: string): string => path.join(dir, `${id}.json`);
 
 export function saveRecord(dir: string, r: MonitorRecord): void {
   writeDurably(recordFile(dir, r.id), `${JSON.stringify(r)}\n`);

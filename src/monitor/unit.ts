@@ -6,7 +6,10 @@
  *    brakes it like the session, and reaps it when the session ends);
  *  - MemoryHigh: a brake of its own;
  *  - KillMode=control-group: a stop ends its whole tree, nothing outside it;
- *  - RuntimeMaxUSec: expiresAt, enforced by systemd;
+ *  - RuntimeMaxUSec: expiresAt's backstop, EXPIRY_BACKSTOP_S after sbd's own timer (monitor/timers.ts)
+ *    would have stopped it, for when sbd is not running; RestartPreventExitStatus=SIGTERM so that
+ *    its SIGTERM is not taken for a crash that Restart=on-failure replays (systemd 252 restarts a
+ *    unit whose Result is timeout);
  *  - Restart=on-failure with StartLimitBurst / StartLimitIntervalUSec: the crash-loop fuse (the
  *    unit ends failed with result start-limit-hit, which sbd quarantines);
  *  - StandardOutputFileToAppend / StandardErrorFileToAppend: output to a file the addon's inotify
@@ -24,6 +27,13 @@ export const CRASH_LOOP_BURST = 3;
 export const CRASH_LOOP_INTERVAL_US = 60_000_000n;
 /** Between a crash and the restart: 2 s, so a crash loop takes seconds, not a burst of forks. */
 const RESTART_DELAY_US = 2_000_000n;
+/** systemd's RuntimeMaxUSec comes this long after expiresAt: sbd's own timer stops the unit first
+ * (a stop job: never restarted, one notice); systemd's ends it when sbd is not there to. 30 s: more
+ * than sbd's restart takes under load (34-restart measured up to 44 s ready; the timer of a
+ * restarted sbd fires at once for what expired meanwhile), and short beside any expiry people give. */
+export const EXPIRY_BACKSTOP_S = 30;
+/** SIGTERM (15): a process ended by it was asked to stop, and is not restarted as a crash. */
+const SIGTERM = 15;
 
 export interface SpawnUnitInput {
   monitorId: string;
@@ -61,6 +71,7 @@ export function spawnUnitProperties(i: SpawnUnitInput): UnitProperty[] {
     ['MemoryHigh', 't', BigInt(i.memoryHighBytes)],
     ['Restart', 's', 'on-failure'],
     ['RestartUSec', 't', RESTART_DELAY_US],
+    ['RestartPreventExitStatus', '(aiai)', [[], [SIGTERM]]],
     ['StartLimitBurst', 'u', CRASH_LOOP_BURST],
     ['StartLimitIntervalUSec', 't', CRASH_LOOP_INTERVAL_US],
     ['StandardOutputFileToAppend', 's', i.outputFile],

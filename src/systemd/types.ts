@@ -22,6 +22,8 @@ export interface UnitInfo {
   mainPid?: number | undefined;
   /** A service's NRestarts: automatic restarts since it was started. */
   nRestarts?: number | undefined;
+  /** A service's ExecMainStartTimestamp: when its main process last started (wall clock, ms); undefined when never. */
+  mainStartedAtMs?: number | undefined;
 }
 
 /** A property of a transient unit as StartTransientUnit takes it: name, D-Bus signature, value. */
@@ -73,6 +75,8 @@ export interface UserManager {
   disableUnitFiles(names: readonly string[]): Promise<void>;
   startUnit(unit: string): Promise<void>;
   stopUnit(unit: string): Promise<void>;
+  /** ResetFailedUnit: clears a failed unit's state and start-limit count (a transient one is then unloaded). */
+  resetFailedUnit(unit: string): Promise<void>;
   restartUnit(unit: string): Promise<void>;
   /** UnitNew, UnitRemoved and PropertiesChanged of units, as they come. */
   onUnitEvent(listener: (event: UnitEvent) => void): void;

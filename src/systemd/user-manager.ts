@@ -190,6 +190,7 @@ export class DbusUserManager implements UserManager {
         memorySwapMax: limitFromBus(v<bigint>('MemorySwapMax') ?? 0xffff_ffff_ffff_ffffn),
         ...(kind === 'Service' ? { result: v<string>('Result'), execMainCode: v<number>('ExecMainCode'), execMainStatus: v<number>('ExecMainStatus'), mainPid: v<number>('MainPID'), nRestarts: v<number>('NRestarts') } : {}),
         ...(kind === 'Timer' ? { result: v<string>('Result') } : {}),
+        ...(kind === 'Service' && (v<bigint>('ExecMainStartTimestamp') ?? 0n) > 0n ? { mainStartedAtMs: Number(v<bigint>('ExecMainStartTimestamp')) / 1000 } : {}),
       };
     } catch (err) {
       if (err instanceof dbus.DBusError && /UnknownObject|NoSuchUnit|UnknownInterface/.test(err.type)) return undefined;
@@ -260,6 +261,10 @@ export class DbusUserManager implements UserManager {
 
   stopUnit(unit: string): Promise<void> {
     return this.runJob('stopping', unit, 'StopUnit', 'ss', [unit, 'replace']);
+  }
+
+  async resetFailedUnit(unit: string): Promise<void> {
+    await this.managerCall('ResetFailedUnit', 's', [unit]);
   }
 
   restartUnit(unit: string): Promise<void> {

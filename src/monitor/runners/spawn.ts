@@ -11,7 +11,7 @@ import type { UnitInfo } from '../../systemd/types';
 import { type MonitorHost, MonitorRequestError, type Runner, type RunnerKit } from '../runner';
 import { expiresAtMs } from '../spec';
 import type { MonitorRecord } from '../store';
-import { CRASH_LOOP_BURST, spawnUnitName, spawnUnitProperties } from '../unit';
+import { CRASH_LOOP_BURST, EXPIRY_BACKSTOP_S, spawnUnitName, spawnUnitProperties } from '../unit';
 
 /** Where a spawn's output goes: one file per monitor. */
 export const spawnOutput = (host: MonitorHost, id: string): string => path.join(host.outputDir, `${id}.log`);
@@ -20,11 +20,13 @@ const running = (info: UnitInfo | undefined): boolean =>
   info !== undefined && (info.activeState === 'active' || info.activeState === 'activating' || info.activeState === 'reloading');
 
 /** The unit ended: its exit receipt, and whether systemd's crash-loop fuse blew (pure). */
-export function unitEnding(info: UnitInfo | undefined): { lifecycle: 'stopped' | 'quarantined'; reason: string; exit: { code: string; status: number } } {
+export function unitEnding(info: UnitInfo | undefined): { lifecycle: 'stopped' | 'quarantined' | 'expired'; reason: string; exit: { code: string; status: number } } {
   // A unit systemd has unloaded ended well: it collects inactive units, never failed ones
   // (CollectMode=inactive, the default), so the receipt of a gone unit is a clean exit.
   const code = info?.execMainCode === 2 || info?.execMainCode === 3 ? 'killed' : 'exited';
   const exit = { code, status: info ? (info.execMainStatus ?? 0) : 0 };
+  // RuntimeMaxUSec ran out (Result timeout): systemd's backstop of expiresAt, when sbd's own timer did not stop it first
+  if (info?.result === 'timeout') return { lifecycle: 'expired', reason: 'its expiresAt has passed: systemd ended it (RuntimeMaxSec)', exit };
   // The fuse blew: systemd refused the next automatic restart. Its Result says so only where no
   // earlier failure set it: on an auto-restart systemd 252 keeps "exit-code" (guest 48), so the
   // restarts it made count too.
@@ -51,7 +53,7 @@ async function startUnit(kit: RunnerKit, record: MonitorRecord, slice: string, m
     await host.startTransientService(unit, spawnUnitProperties({
       monitorId: record.id, handle: kit.handle(record.id), label: spec.label, sessionId: record.sessionId, slice,
       argv: spec.argv, programPath, cwd: spec.cwd, outputFile: output, memoryHighBytes: memoryHigh === Infinity ? 2 ** 62 : memoryHigh,
-      runtimeMaxS: expires === undefined ? undefined : Math.max(1, (expires - Date.now()) / 1000),
+      runtimeMaxS: expires === undefined ? undefined : Math.max(1, (expires - Date.now()) / 1000 + EXPIRY_BACKSTOP_S),
     }));
   } catch (err) {
     kit.unfollow(output);
@@ -76,10 +78,23 @@ export const spawnRunner: Runner = {
     await kit.host.stopUnit(record.unit.name).catch((err: unknown) => kit.host.log('warn', 'stopping a monitor unit failed', { monitor: record.id, unit: record.unit?.name, err }));
   },
   onUnit(kit, record, info) {
-    if (running(info)) return;
+    // systemd's RuntimeMaxSec is a failure to Restart=on-failure: a restart it queued is cancelled by the stop
+    const timedOut = info?.result === 'timeout' && record.spec.expiresAt !== undefined;
+    if (running(info) && !timedOut) return;
     const ending = unitEnding(info);
     kit.save({ ...record, ...ending });
-    kit.tell(record, ending.lifecycle === 'quarantined' ? 'quarantined' : 'exit', ending.reason);
+    kit.tell(record, ending.lifecycle === 'quarantined' ? 'quarantined' : ending.lifecycle === 'expired' ? 'expired' : 'exit', ending.reason);
+    if (timedOut && record.unit) void kit.host.stopUnit(record.unit.name).catch(() => undefined);
+  },
+  async restart(kit, record) {
+    const session = kit.host.session(record.sessionId);
+    if (!session) throw new MonitorRequestError(`its session "${record.sessionId}" has ended: start a new monitor in a live session`);
+    // a failed transient unit keeps its name (and its start-limit count) until reset: then systemd unloads it
+    if (record.unit) await kit.host.resetFailedUnit(record.unit.name).catch(() => undefined);
+    await startUnit(kit, record, session.slice, session.memoryHigh);
+  },
+  async discard(kit, record) {
+    if (record.unit) await kit.host.resetFailedUnit(record.unit.name).catch(() => undefined);
   },
 };
 

@@ -163,3 +163,59 @@ test('a unit that ends because we stopped it is not told as an exit, and keeps t
   assert.equal(after?.reason, 'its session ended');
   assert.deepEqual(s.notices, [], 'our own stop is not an exit to tell');
 });
+
+test('stop finds a monitor by its label, as its help says (handle, id or label)', async (t) => {
+  const s = setup(t);
+  const a = await s.m.start('fix', { type: 'spawn', argv: ['sleep', '1000'], label: 'dev' });
+  assert.equal((await s.m.stop('fix', 'dev')).id, a.id);
+  assert.deepEqual(s.stopped, [`sb-monitor-${a.id}.service`]);
+});
+
+test('systemd\'s RuntimeMaxSec ran out (Result timeout): expired, told once, and the restart Restart=on-failure queued is stopped', async (t) => {
+  const s = setup(t);
+  const a = await s.m.start('fix', { type: 'spawn', argv: ['sleep', '1000'], label: 'job', expiresAt: new Date(Date.now() + 60_000).toISOString() });
+  const name = `sb-monitor-${a.id}.service`;
+  // systemd 252 takes a timeout for a failure: between two starts, activating (auto-restart), Result timeout
+  s.units.set(name, { activeState: 'activating', result: 'timeout', execMainCode: 2, execMainStatus: 15, nRestarts: 1 });
+  await s.m.onUnit(name);
+  await s.m.onUnit(name);
+  assert.equal(s.m.list('fix')[0]?.lifecycle, 'expired');
+  assert.deepEqual(s.stopped, [name], 'the queued restart is cancelled by a stop');
+  assert.deepEqual(s.notices.map((n) => [n.kind, n.text]), [['expired', 'job: its expiresAt has passed: systemd ended it (RuntimeMaxSec)']]);
+});
+
+test('a spawn\'s RuntimeMaxUSec is expiresAt plus the backstop: sbd\'s own timer stops it first', async (t) => {
+  const s = setup(t);
+  const { EXPIRY_BACKSTOP_S } = require('../../../dist/monitor/unit.js');
+  await s.m.start('fix', { type: 'spawn', argv: ['sleep', '1000'], expiresAt: new Date(Date.now() + 60_000).toISOString() });
+  const us = Number(s.started[0].props.get('RuntimeMaxUSec'));
+  assert.ok(us > (59 + EXPIRY_BACKSTOP_S) * 1e6 && us <= (61 + EXPIRY_BACKSTOP_S) * 1e6, `${us} µs`);
+});
+
+test('a start whose expiresAt has passed is refused', async (t) => {
+  const s = setup(t);
+  await assert.rejects(s.m.start('fix', { type: 'tail', path: '/tmp/x.log', expiresAt: '2020-01-01T00:00:00Z' }), (e) => e instanceof MonitorRequestError && /expiresAt 2020-01-01T00:00:00Z has already passed/.test(e.message));
+});
+
+test('sbd stopping tells what was gathering, instead of losing it (its offset is saved already)', async (t) => {
+  const s = setup(t);
+  const log = path.join(s.dir, 'c.log');
+  fs.writeFileSync(log, '');
+  await s.m.start('fix', { type: 'tail', path: log, notifyOn: ['ERROR'], coalesceSeconds: 60, label: 'c' });
+  fs.appendFileSync(log, 'ERROR late\n');
+  s.m.onFile(log);
+  assert.deepEqual(s.notices, []);
+  s.m.close();
+  assert.deepEqual(s.notices.map((n) => n.lines), [['ERROR late']]);
+});
+
+test('recovery: a spawn whose session ended while sbd was away is saved stopped, then its unit stopped', async (t) => {
+  const s = setup(t);
+  const a = await s.m.start('fix', { type: 'spawn', argv: ['sleep', '1000'] });
+  const again = new MonitorManager({ ...s.m.host, stopUnit: async (name) => { s.stopped.push(`${name} while ${again.get(a.id)?.lifecycle}`); } });
+  again.loadAll();
+  again.apply({ actions: [{ id: a.id, action: 'end-with-session', why: 'its session ended while sbd was not running: stopped with it' }], summary: '' });
+  await settle();
+  assert.deepEqual(s.stopped, [`sb-monitor-${a.id}.service while stopped`]);
+  assert.equal(again.get(a.id)?.reason, 'its session ended while sbd was not running: stopped with it');
+});

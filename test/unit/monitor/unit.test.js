@@ -38,3 +38,7 @@ test('cleanup, expiry, the crash-loop fuse, output and a brake of its own', () =
 test('no expiry, no RuntimeMaxUSec', () => {
   assert.equal(spawnUnitProperties({ ...input, runtimeMaxS: undefined }).some(([n]) => n === 'RuntimeMaxUSec'), false);
 });
+
+test('a SIGTERM ends it for good: RuntimeMaxSec\'s stop is not taken for a crash that Restart=on-failure replays', () => {
+  assert.deepEqual(props.get('RestartPreventExitStatus'), { sig: '(aiai)', v: [[], [15]] });
+});

@@ -1,0 +1,31 @@
+// @ts-check
+'use strict';
+// Issue 13: sbd's monitors wired to the inbox: what recovery tells (a tail's lines written while
+// sbd was down, a spawn gone, an expiry) is told before sbd's interface is on the bus, and must
+// reach the inbox all the same (before, the optional call to the not-yet bus skipped the write).
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { startMonitors } = require('../../../dist/daemon/monitors.js');
+const { InboxWriter, readInbox } = require('../../../dist/inbox/store.js');
+
+test('a notice told before sbd\'s bus service is exported is written to the inbox', (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-monwire-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const inboxDir = path.join(dir, 'inbox');
+  const m = startMonitors(/** @type {any} */ ({
+    env: { XDG_STATE_HOME: dir, XDG_RUNTIME_DIR: dir, PATH: '/usr/bin' },
+    manager: { onUnitEvent: () => {} },
+    registry: { on: () => {}, get: () => undefined },
+    watchFile: () => {}, unwatchFile: () => {},
+    bus: () => undefined,
+    owner: { busName: ':1.1', epoch: 1 },
+    inbox: new InboxWriter(inboxDir),
+    log: { info: () => {}, warn: () => {} },
+  }));
+  t.after(() => m.close());
+  m.host.notify('fix', { atMs: Date.now(), from: 'abcd1234', kind: 'match', text: 'log: 1 new line matched', lines: ['LINE 2'] });
+  assert.deepEqual(readInbox(inboxDir, 'fix').map((e) => e.lines), [['LINE 2']]);
+});
