@@ -42,7 +42,7 @@ _sbctl() {
   if [[ "$prev" == --session ]]; then COMPREPLY=(); return; fi
   if ((\${#args[@]} == 0)); then
     words="${top.map((c) => c.name()).join(' ')} help"
-    opts="${longOptions(program).join(' ')} --help --version"
+    opts="${[...new Set([...longOptions(program), '--help', '--version'])].join(' ')}"
   else
     case "\${args[0]}" in
 ${topCases}

@@ -123,7 +123,7 @@ test('the bash script: valid bash, made from sbctl\'s own commands, completing m
   const r = spawnSync('bash', ['-n'], { input: script, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   assert.match(script, /words="run status watch monitor completion inbox reap holders install uninstall doctor help"/);
-  assert.match(script, /words="start tail poll list stop inspect recover gc"/);
+  assert.match(script, /words="start tail poll ssh http file process list stop inspect recover gc"/);
   assert.match(script, /stop\) opts="--session --all --confirm --json" ;;/);
   assert.match(script, /recover\)\n\s+if \(\(\$\{#args\[@\]\} == 2\)\); then words="approve reject"\n\s+elif \(\(\$\{#args\[@\]\} == 3\)\); then words="\$\(__sbctl_handles waiting\)"/);
   assert.doesNotMatch(script, /complete-handles\) opts/, 'the hidden helper is not offered');

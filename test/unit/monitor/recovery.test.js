@@ -57,6 +57,8 @@ test('a process monitor resumes (its runner then checks the pid is the same proc
   const plan = planRecovery([r('p', 'process'), r('h', 'http', { lifecycle: 'suspended' })], 0, NOW);
   assert.deepEqual(plan.actions.map((a) => [a.id, a.action]), [['p', 'resume'], ['h', 'keep']]);
   assert.equal(plan.summary, 'monitors after the restart: 1 resumed');
+});
+
 test('a session that ended while sbd was away: its spawn still running is stopped with it; a detached one outlives it (reused while its unit runs, compacted once gone)', () => {
   const plan = planRecovery([
     r('srv', 'spawn', { sessionLive: false, detached: true, unit: { activeState: 'active', result: 'success' } }),
