@@ -211,13 +211,39 @@ export interface BusService {
   emitNotice(session: string, entry: InboxEntry): void;
 }
 
-/** Export the interface and take the well-known name; throws when another sbd runs. */
+/** The name is ours already (claimServiceName took it at start). */
+const ALREADY_OWNER = 4;
+
+/** Another sbd runs for this user: this one must not touch anything. */
+export class NameTakenError extends Error {
+  constructor(owner: string | undefined) {
+    super(`another sbd${owner ? ` (${owner})` : ''} owns ${SERVICE_NAME} on this user bus: only one may run per user, and it owns the sessions' saved state and the monitors`);
+    this.name = 'NameTakenError';
+  }
+}
+
+/**
+ * Take sbd's well-known name, the lease on everything sbd owns (saved stops and deadlines, the
+ * monitors): done first, before any of it is read, so that a second sbd started beside a running
+ * one leaves at once having changed nothing. Throws NameTakenError when another sbd holds it.
+ */
+export async function claimServiceName(bus: dbus.MessageBus): Promise<void> {
+  const reply = await bus.requestName(SERVICE_NAME, DO_NOT_QUEUE);
+  if (reply === PRIMARY_OWNER || reply === ALREADY_OWNER) return;
+  let owner: string | undefined;
+  try {
+    const answer = await bus.call(new dbus.Message({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'GetNameOwner', signature: 's', body: [SERVICE_NAME] }));
+    owner = answer?.body?.[0] as string | undefined;
+  } catch {
+    owner = undefined; // it left meanwhile: still refused, a restart will take the name
+  }
+  throw new NameTakenError(owner);
+}
+
+/** Export the interface under the well-known name (taken now unless claimServiceName took it). */
 export async function exportService(bus: dbus.MessageBus, source: StatusSource, monitors?: MonitorManager): Promise<BusService> {
   const iface = new ManagerInterface(source, monitors);
   bus.export(SERVICE_PATH, iface);
-  const reply = await bus.requestName(SERVICE_NAME, DO_NOT_QUEUE);
-  if (reply !== PRIMARY_OWNER) {
-    throw new Error(`another sbd owns ${SERVICE_NAME} on this user bus: only one may run per user`);
-  }
+  await claimServiceName(bus);
   return { emitIncident: (incident) => iface.Incident(incidentToBus(incident)), emitNotice: (session, entry) => iface.Notice(noticeToBus(session, entry)) };
 }

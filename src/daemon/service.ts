@@ -16,7 +16,7 @@ import { type FeedMode, type ServiceHealth, type SessionRow, type SliceRow, type
 import { SessionFeed } from '../stall/feed';
 import { DbusUserManager } from '../systemd/user-manager';
 import { VERSION } from '../version';
-import { type BusService, exportService } from './bus-service';
+import { type BusService, claimServiceName, exportService } from './bus-service';
 import { recoverMonitors, startMonitors } from './monitors';
 import { BrakeController } from './controller';
 import { Incidents } from './incidents';
@@ -46,6 +46,7 @@ const STATE_NAMES: Record<string, string> = { clear: 'ok', warm: 'warm', hot: 'h
 
 export async function startService(config: Config, bus: dbus.MessageBus, log: Logger, env: NodeJS.ProcessEnv): Promise<RunningService> {
   const startedAt = monotonicMs();
+  await claimServiceName(bus); // the lease first: a second sbd leaves here having read nothing
   const manager = await DbusUserManager.attach(bus);
   const registry = new SessionRegistry(manager, config.slices, recordsDir(env), (msg, fields) => log.warn(fields, msg));
   const incidents = new Incidents(log);
