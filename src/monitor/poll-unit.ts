@@ -34,7 +34,7 @@
  *    unloads the service even after a failed tick, so a stopped or suspended poll leaves no unit.
  */
 import { backoffS } from './backoff';
-import type { UnitProperty } from './unit';
+import { type UnitProperty, sessionWorkProperties } from './unit';
 
 /** The timer may fire this late, so systemd can batch wakeups: 1 s, small beside the 5 s shortest interval. */
 export const TICK_ACCURACY_US = 1_000_000n;
@@ -89,16 +89,9 @@ const describe = (i: PollUnitInput, what: string): string => `sessionbrake ${i.k
 export function pollServiceProperties(i: PollUnitInput): UnitProperty[] {
   return [
     ['Description', 's', describe(i, 'one tick')],
-    ['Type', 's', 'exec'],
-    ['ExecStart', 'a(sasb)', [[i.programPath, [...i.argv], false]]],
-    ['Slice', 's', i.slice],
-    ['Environment', 'as', [`SESSIONBRAKE_SESSION=${i.sessionId}`, `SESSIONBRAKE_MONITOR=${i.monitorId}`]],
-    ['KillMode', 's', 'control-group'],
-    ['MemoryHigh', 't', BigInt(i.memoryHighBytes)],
+    ...sessionWorkProperties(i),
     ['RuntimeMaxUSec', 't', us(Math.max(MIN_TIMEOUT_S, i.timeoutS))],
     ['TimeoutStopUSec', 't', TICK_KILL_GRACE_US],
-    ['StandardOutputFileToAppend', 's', i.outputFile],
-    ['StandardErrorFileToAppend', 's', i.outputFile],
     ['CollectMode', 's', 'inactive-or-failed'],
   ];
 }

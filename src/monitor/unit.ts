@@ -59,23 +59,46 @@ export function monitorIdOfUnit(unit: string): string | undefined {
   return /^sb-monitor-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(?:service|timer)$/.exec(unit)?.[1];
 }
 
-export function spawnUnitProperties(i: SpawnUnitInput): UnitProperty[] {
-  const props: UnitProperty[] = [
-    // names, never arguments: they can carry tokens, and Description shows in every listing
-    ['Description', 's', `sessionbrake monitor ${i.label ?? i.handle} of session ${i.sessionId}`],
+/** What every unit running a monitor's work carries: a spawn's service, a poll's tick. */
+export interface SessionWork {
+  monitorId: string;
+  sessionId: string;
+  slice: string;
+  /** The program resolved to an absolute path (ExecStart wants one). */
+  programPath: string;
+  argv: readonly string[];
+  outputFile: string;
+  memoryHighBytes: number;
+}
+
+/**
+ * The properties of the session's work, shared by a spawn and a poll's tick: the program, run
+ * directly (Type=exec fails the start when it cannot be executed); the session's slice, marker
+ * and brake; its whole tree stopped together; its output appended to the file sbd follows.
+ */
+export function sessionWorkProperties(i: SessionWork): UnitProperty[] {
+  return [
     ['Type', 's', 'exec'],
     ['ExecStart', 'a(sasb)', [[i.programPath, [...i.argv], false]]],
     ['Slice', 's', i.slice],
     ['Environment', 'as', [`SESSIONBRAKE_SESSION=${i.sessionId}`, `SESSIONBRAKE_MONITOR=${i.monitorId}`]],
     ['KillMode', 's', 'control-group'],
     ['MemoryHigh', 't', BigInt(i.memoryHighBytes)],
+    ['StandardOutputFileToAppend', 's', i.outputFile],
+    ['StandardErrorFileToAppend', 's', i.outputFile],
+  ];
+}
+
+export function spawnUnitProperties(i: SpawnUnitInput): UnitProperty[] {
+  const props: UnitProperty[] = [
+    // names, never arguments: they can carry tokens, and Description shows in every listing
+    ['Description', 's', `sessionbrake monitor ${i.label ?? i.handle} of session ${i.sessionId}`],
+    ...sessionWorkProperties(i),
     ['Restart', 's', 'on-failure'],
     ['RestartUSec', 't', RESTART_DELAY_US],
     ['RestartPreventExitStatus', '(aiai)', [[], [SIGTERM]]],
     ['StartLimitBurst', 'u', CRASH_LOOP_BURST],
     ['StartLimitIntervalUSec', 't', CRASH_LOOP_INTERVAL_US],
-    ['StandardOutputFileToAppend', 's', i.outputFile],
-    ['StandardErrorFileToAppend', 's', i.outputFile],
   ];
   if (i.cwd !== undefined) props.push(['WorkingDirectory', 's', i.cwd]);
   if (i.runtimeMaxS !== undefined) props.push(['RuntimeMaxUSec', 't', BigInt(Math.max(1, Math.ceil(i.runtimeMaxS)) * 1_000_000)]);
