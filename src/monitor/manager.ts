@@ -184,6 +184,7 @@ export class MonitorManager {
 
   private follow(id: string, file: string): void {
     this.byFile.set(file, id);
+    this.readTo.delete(id); // read from the record's offset (a start or a restart set it)
     try {
       this.host.watchFile(file);
     } catch (err) {
@@ -228,15 +229,28 @@ export class MonitorManager {
     return followed || watching !== undefined;
   }
 
+  /**
+   * How far each followed file has been read (bytes). The record's offset, on disk, stops short of
+   * lines gathered for a notice not yet told: sbd killed inside a coalesce window reads them again
+   * after its restart and tells them then, instead of losing them. It moves on once they are told.
+   */
+  private readonly readTo = new Map<string, number>();
+
   private onFollowed(file: string): boolean {
     const id = this.byFile.get(file);
     if (id === undefined) return false;
     const r = this.records.get(id);
     if (!r || !live(r)) return true;
-    const read = readAppended(file, r.offset ?? 0, OUTPUT_CAP_BYTES);
-    if (read.offset === r.offset && read.lines.length === 0) return true;
-    this.save({ ...r, offset: read.offset, ticks: r.ticks + (this.runner(r)?.countsTicks ? 0 : 1), truncations: r.truncations + (read.skippedBytes > 0 ? 1 : 0) });
+    const from = this.readTo.get(id) ?? r.offset ?? 0;
+    const read = readAppended(file, from, OUTPUT_CAP_BYTES);
+    if (read.offset === from && read.lines.length === 0) return true;
+    this.readTo.set(id, read.offset);
+    const untold = this.pending.get(id)?.batch !== undefined;
     this.output(id, read.lines);
+    const gathering = this.pending.get(id)?.batch !== undefined;
+    // on record: where the untold batch began (this read's start; 0 when the file was truncated and read anew)
+    const offset = untold ? r.offset : gathering ? (read.offset >= from ? from : 0) : read.offset;
+    this.save({ ...r, offset, ticks: r.ticks + (this.runner(r)?.countsTicks ? 0 : 1), truncations: r.truncations + (read.skippedBytes > 0 ? 1 : 0) });
     return true;
   }
 
@@ -270,6 +284,10 @@ export class MonitorManager {
       text: `${name}: ${notice.lines.length + notice.truncated} new line${notice.lines.length + notice.truncated === 1 ? '' : 's'} matched`, lines: notice.lines,
       ...(notice.truncated ? { truncated: notice.truncated } : {}),
     });
+    // told: the record's offset moves past them (told first, then saved: a crash between tells twice, never loses)
+    const readTo = this.readTo.get(id);
+    const now = this.records.get(id);
+    if (readTo !== undefined && now && now.offset !== readTo) this.save({ ...now, offset: readTo });
     for (const o of this.observers) o.told?.(id);
   }
 

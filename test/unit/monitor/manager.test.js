@@ -9,6 +9,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { MonitorManager, MonitorRequestError } = require('../../../dist/monitor/manager.js');
+const { planRecovery } = require('../../../dist/monitor/recovery.js');
 
 const MiB = 2 ** 20;
 const settle = (ms = 0) => new Promise((r) => setTimeout(r, ms));
@@ -21,7 +22,7 @@ function setup(t) {
   const notices = [];
   const watched = new Set();
   const units = new Map();
-  const m = new MonitorManager({
+  const host = {
     recordsDir: path.join(dir, 'records'), outputDir: path.join(dir, 'out'),
     startTransientService: async (name, props) => { started.push({ name, props: new Map(props.map(([n, , v]) => [n, v])) }); units.set(name, { activeState: 'active', invocationId: 'f'.repeat(32) }); },
     stopUnit: async (name) => { stopped.push(name); units.set(name, { activeState: 'inactive', result: 'success', execMainCode: 2, execMainStatus: 15 }); },
@@ -33,9 +34,10 @@ function setup(t) {
     resolveProgram: (name) => `/usr/bin/${name}`,
     monotonicMs: () => performance.now(),
     log: () => {},
-  });
+  };
+  const m = new MonitorManager(host);
   t.after(() => m.close());
-  return { m, dir, started, stopped, notices, watched, units };
+  return { m, host, dir, started, stopped, notices, watched, units };
 }
 
 test('a tail: only matching new lines reach the inbox, coalesced into one notice', async (t) => {
@@ -217,4 +219,33 @@ test('recovery: a spawn whose session ended while sbd was away is saved stopped,
   await settle();
   assert.deepEqual(s.stopped, [`sb-monitor-${a.id}.service while stopped`]);
   assert.equal(again.get(a.id)?.reason, 'its session ended while sbd was not running: stopped with it');
+});
+
+test('sbd killed -9 inside a coalesce window: the matched lines not yet told are told after the restart, once', async (t) => {
+  const s = setup(t);
+  const log = path.join(s.dir, 'build.log');
+  fs.writeFileSync(log, '');
+  const a = await s.m.start('fix', { type: 'tail', path: log, notifyOn: ['ERROR'], coalesceSeconds: 60, label: 'build' });
+  fs.appendFileSync(log, 'ERROR before the kill\nok\n');
+  s.m.onFile(log);
+  assert.equal(s.notices.length, 0, 'still gathering: coalesceSeconds is 60');
+  // kill -9: no close(), nothing flushed; a new manager resumes from what is on record
+  const notices = [];
+  const again = new MonitorManager({ ...s.host, notify: (session, n) => notices.push({ session, ...n }) });
+  t.after(() => again.close());
+  const { records, corrupt } = again.loadAll();
+  again.apply(planRecovery(records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), corrupt, Date.now()));
+  fs.appendFileSync(log, 'ERROR after the restart\n');
+  again.onFile(log);
+  again.close(); // sbd stops: what was gathering is told now
+  assert.deepEqual(notices.flatMap((n) => n.lines ?? []), ['ERROR before the kill', 'ERROR after the restart'], 'told after the restart, nothing lost');
+  // and a clean stop of the restarted sbd saved past what it told: a third start tells nothing again
+  const third = [];
+  const last = new MonitorManager({ ...s.host, notify: (session, n) => third.push(n) });
+  t.after(() => last.close());
+  const loaded = last.loadAll();
+  last.apply(planRecovery(loaded.records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), 0, Date.now()));
+  last.close();
+  assert.deepEqual(third, [], 'nothing told twice');
+  assert.equal(a.answer, 'created');
 });
