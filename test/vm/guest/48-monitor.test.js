@@ -2,7 +2,7 @@
 'use strict';
 // Issue 13, monitors on systemd's own primitives, against the real user manager: a spawn is a
 // transient service of the session's slice carrying its marker, its matching output reaches the
-// session's inbox, the same request is reused, a crash loop is quarantined by systemd's start
+// session's inbox, the same request is reused (or replaced: the first unit stopped), a crash loop is quarantined by systemd's start
 // limit, a poll with work in it is quarantined, a tail tells appended lines, `stop` touches only
 // the monitor's own unit, and the session's end ends its monitors.
 const test = require('node:test');
@@ -76,8 +76,13 @@ test('monitors: spawn, reuse, inbox, crash loop, quarantine, tail, stop, the ses
   await waitFor(() => show(unit, 'ActiveState') !== 'active', 30_000, { what: `${unit} to stop` });
   assert.ok(bystander.pid !== undefined && alive(bystander.pid), 'a process outside the monitor survives');
 
-  // the session's end ends its monitors
-  const late = json(sbctl('monitor', 'start', '--session', 'mon1', '--label', 'late', '--json', '--', node, '-e', 'setInterval(() => {}, 1000)'));
+  // the session's end ends its monitors; before that, --reuse replace: the first one's unit
+  // is stopped, a new one runs in its place
+  const late0 = json(sbctl('monitor', 'start', '--session', 'mon1', '--label', 'late', '--json', '--', node, '-e', 'setInterval(() => {}, 1000)'));
+  const late = json(sbctl('monitor', 'start', '--session', 'mon1', '--label', 'late', '--reuse', 'replace', '--json', '--', node, '-e', 'setInterval(() => {}, 1000)'));
+  assert.equal(late.answer, 'replaced');
+  assert.notEqual(late.id, late0.id);
+  await waitFor(() => show(`sb-monitor-${late0.id}.service`, 'ActiveState') !== 'active', 30_000, { what: 'the replaced monitor\'s unit to stop' });
   assert.equal(show(`sb-monitor-${late.id}.service`, 'ActiveState'), 'active');
   systemctl('stop', 'mon1.scope');
   await waitFor(() => show(`sb-monitor-${late.id}.service`, 'ActiveState') !== 'active', 60_000, { what: 'the session\'s monitor to end with it' });
