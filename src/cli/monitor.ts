@@ -12,13 +12,15 @@ import { onPath } from '../util/on-path';
 import { UsageError } from './errors';
 import { table } from './table';
 import { sessionOf } from './inbox';
-import { callService } from './status';
+import { callService, isStarting } from './status';
 
 /** sbd is not running: exit code 3, as `sbctl watch`. */
 export class NoService extends Error {
   readonly exitCode = 3;
-  constructor() {
-    super('sbd is not running (no dev.sessionbrake.Manager1 on the user bus): sbctl install --now');
+  constructor(starting = false) {
+    super(starting
+      ? 'sbd is starting (it owns dev.sessionbrake.Manager1 but adopts the sessions and recovers the monitors first): try again in a moment'
+      : 'sbd is not running (no dev.sessionbrake.Manager1 on the user bus): sbctl install --now');
     this.name = 'NoService';
   }
 }
@@ -29,6 +31,7 @@ async function call(bus: dbus.MessageBus, member: string, signature: string, bod
   } catch (err) {
     if (err instanceof dbus.DBusError && err.type === BAD_REQUEST) throw new UsageError(err.text ?? err.message);
     if (err instanceof dbus.DBusError && /ServiceUnknown|NameHasNoOwner/.test(err.type)) throw new NoService();
+    if (isStarting(err)) throw new NoService(true);
     throw err;
   }
 }

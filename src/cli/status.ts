@@ -10,6 +10,14 @@ import type { StatusReport } from '../sessions/status';
 import { formatStatus } from './status-format';
 
 export const EXIT_NOT_RUNNING = 3;
+
+/**
+ * sbd owns its name but answers nothing yet: it takes the name first (the lease on what it owns)
+ * and exports its interface once it has adopted the sessions and recovered the monitors.
+ */
+export const isStarting = (err: unknown): boolean =>
+  err instanceof dbus.DBusError &&
+  (/UnknownMethod|UnknownObject|UnknownInterface/.test(err.type) || (/InvalidArgs/.test(err.type) && /Path not exported/.test(err.text ?? err.message))); // dbus-next's words for GetAll on a path not yet exported
 export const EXIT_NO_SUCH_SESSION = 4;
 
 /** One call to sbd's interface; the reply's arguments. */
@@ -33,6 +41,7 @@ export async function queryService(bus: dbus.MessageBus): Promise<StatusReport |
     return report;
   } catch (err) {
     if (err instanceof dbus.DBusError && /ServiceUnknown|NameHasNoOwner/.test(err.type)) return undefined;
+    if (isStarting(err)) return undefined; // not ready: read as without sbd until it answers
     throw err;
   }
 }

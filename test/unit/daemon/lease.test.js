@@ -37,3 +37,16 @@ test('a second sbd leaves at once, naming the owner, having sent nothing to syst
   assert.equal(fs.readFileSync(record, 'utf8'), '{"a record the first sbd owns": true}\n', 'the record is where it was, unread by recovery');
   assert.ok(!fs.existsSync(path.join(records, 'archive')), 'nothing archived');
 });
+
+test('while sbd starts (its name owned, its interface not yet exported) sbctl reads it as not answering yet, not as a failure', async (t) => {
+  const { queryService } = require('../../../dist/cli/status.js');
+  const { monitorList } = require('../../../dist/cli/monitor.js');
+  const broker = new FakeBroker();
+  const starting = await broker.connect();
+  await starting.requestName('dev.sessionbrake.Manager1', 4);
+  const client = await broker.connect();
+  t.after(() => { starting.disconnect(); client.disconnect(); });
+  assert.equal(await queryService(client), undefined, 'status falls back to systemd until sbd answers');
+  await assert.rejects(monitorList(client, 'fix', false, true, process.env, () => {}),
+    (err) => err.name === 'NoService' && err.exitCode === 3 && /sbd is starting/.test(err.message));
+});
