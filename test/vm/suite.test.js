@@ -44,13 +44,13 @@ const DEFAULT_GUESTS = 'bookworm,trixie,bookworm-psi0';
 // 2026-11-30, see test/vm/README.md); a guest with `split` is booted that many times, its files
 // dealt between the boots by their cost.
 const LANES = Math.max(1, Number(process.env.SB_VM_LANES || 2));
-// What each guest file costs on Debian 12, in seconds (measured 2026-11-30 with SB_VM_LANES=1 while
-// other work loaded the host: the whole guest took 48 min; only the ratios matter, they balance
-// the boots). A file not listed: 90 s.
+// What each guest file costs on Debian 12, in seconds: measured in a clean-clone run of .ci/run on
+// 2026-11-30, two guests at a time (the whole run 48 min). Only the ratios matter: they balance
+// Debian 12's boots. A file not listed: 90 s.
 const COST_S = /** @type {Record<string, number>} */ ({
-  '00': 14, '01': 111, 10: 37, 20: 295, 21: 83, 30: 68, 31: 109, 32: 249, 33: 113, 34: 172, 35: 82, 36: 143, 37: 119, 38: 79,
-  39: 140, 40: 106, 41: 189, 42: 73, 43: 143, 44: 61, 46: 62, 47: 62, 48: 102, 49: 200, 50: 87, 51: 96, 52: 79, 53: 94,
-  54: 150, 55: 150,
+  '00': 23, '01': 118, 10: 50, 20: 407, 21: 86, 30: 58, 31: 85, 32: 238, 33: 105, 34: 166, 35: 63, 36: 111, 37: 147, 38: 97,
+  39: 176, 40: 142, 41: 240, 42: 101, 43: 212, 44: 79, 46: 105, 47: 68, 48: 251, 49: 165, 50: 170, 51: 57, 52: 47, 53: 55,
+  54: 150, 55: 153,
 });
 const DEFAULT_COST_S = 90;
 /** @param {string[]} files */
