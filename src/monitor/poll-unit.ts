@@ -34,7 +34,7 @@
  *    unloads the service even after a failed tick, so a stopped or suspended poll leaves no unit.
  */
 import { backoffS } from './backoff';
-import { type UnitProperty, sessionWorkProperties } from './unit';
+import { type SessionWork, type UnitProperty, sessionWorkProperties } from './unit';
 
 /** The timer may fire this late, so systemd can batch wakeups: 1 s, small beside the 5 s shortest interval. */
 export const TICK_ACCURACY_US = 1_000_000n;
@@ -66,19 +66,11 @@ export function cadenceFor(intervalS: number, consecutiveFailures: number, first
   return { kind: 'backoff', afterS: lowest, jitterS: highest - lowest };
 }
 
-export interface PollUnitInput {
-  monitorId: string;
+export interface PollUnitInput extends SessionWork {
   handle: string;
   label?: string | undefined;
   /** "poll" or "ssh": said in the Description. */
   kind: string;
-  sessionId: string;
-  slice: string;
-  /** The program resolved to an absolute path (ExecStart wants one). */
-  programPath: string;
-  argv: readonly string[];
-  outputFile: string;
-  memoryHighBytes: number;
   timeoutS: number;
 }
 
