@@ -30,8 +30,16 @@ export const MAX_LINE_CHARS = 500;
 
 export const cut = (line: string): string => (line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… (${line.length - MAX_LINE_CHARS} more characters)` : line);
 
+/** Compiled once per spec (its notifyOn array lives as long as the record's spec), not per read. */
+const compiled = new WeakMap<readonly string[], RegExp[]>();
+
 export function compileMatchers(cfg: NoticeConfig): RegExp[] {
-  return cfg.notifyOn.map((r) => new RegExp(r));
+  let matchers = compiled.get(cfg.notifyOn);
+  if (!matchers) {
+    matchers = cfg.notifyOn.map((r) => new RegExp(r));
+    compiled.set(cfg.notifyOn, matchers);
+  }
+  return matchers;
 }
 
 /** Add new output lines; returns the batch to keep (undefined when nothing matched yet). */
