@@ -5,17 +5,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FileWatch, Pidfd, PsiTrigger, addonPath, sdNotify } from './native';
-
-function builtBy(): string {
-  const buildDir = path.dirname(path.dirname(addonPath));
-  if (fs.existsSync(path.join(buildDir, 'CMakeCache.txt'))) return 'cmake-js';
-  if (fs.existsSync(path.join(buildDir, 'config.gypi'))) return 'node-gyp';
-  return 'unknown build system';
-}
+import { FileWatch, Pidfd, PsiTrigger, addonBuiltBy, addonPath, sdNotify } from './native';
 
 async function main(): Promise<void> {
-  console.log(`addon: ${addonPath} (${builtBy()}, Node ${process.version}, N-API ${process.versions.napi})`);
+  console.log(`addon: ${addonPath} (${addonBuiltBy()}, Node ${process.version}, N-API ${process.versions.napi})`);
 
   const self = Pidfd.open(process.pid);
   console.log(`pidfd: opened fd ${self.fd} for pid ${self.pid}, exited=${String(self.hasExited())}`);

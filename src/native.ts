@@ -3,6 +3,7 @@
  * PSI triggers and the sd_notify datagram, each fd watched on Node's own event loop.
  * Every policy (what to watch, when to signal) lives in the callers.
  */
+import * as fs from 'node:fs';
 import { constants } from 'node:os';
 import * as path from 'node:path';
 
@@ -50,11 +51,32 @@ interface Addon {
 /** The project's root: dist/native.js sits one level below it. */
 const projectRoot = path.resolve(__dirname, '..');
 
-/** Where the addon is loaded from: cmake-js and node-gyp both build build/Release/. */
+/**
+ * Where the addon is loaded from. Both builds put it in build/Release/: cmake-js (a checkout's
+ * `npm ci`, CMakeLists.txt) and node-gyp (`npm install -g` of the packed tarball, binding.gyp;
+ * scripts/install-native.js chooses). SESSIONBRAKE_ADDON overrides it (the tests' other builds).
+ */
 export const addonPath = process.env.SESSIONBRAKE_ADDON ?? path.join(projectRoot, 'build', 'Release', 'sessionbrake.node');
 
 /** The exec gate of `sbctl run` (native/gate/exec_gate.cc), built beside the addon. */
 export const execGatePath = path.join(path.dirname(addonPath), 'sb-exec-gate');
+
+export type AddonBuild = 'cmake-js' | 'node-gyp' | 'unknown';
+
+/** Which build made the addon, from what each leaves in its build directory (build/, above Release/). */
+export function addonBuiltBy(file: string = addonPath): AddonBuild {
+  const buildDir = path.dirname(path.dirname(file));
+  if (fs.existsSync(path.join(buildDir, 'CMakeCache.txt'))) return 'cmake-js';
+  if (fs.existsSync(path.join(buildDir, 'config.gypi'))) return 'node-gyp';
+  return 'unknown';
+}
+
+/** The command that builds the addon anew for this copy: a checkout's npm script, or npm's rebuild of an installed package. */
+function rebuildHint(): string {
+  return path.basename(path.dirname(projectRoot)) === 'node_modules'
+    ? `Build it again with \`npm rebuild -g sessionbrake\` (it needs a C++ compiler, make, python3 and Node's headers)`
+    : `Rebuild it with \`npm run build:native\` in ${projectRoot}`;
+}
 
 function loadAddon(): Addon {
   try {
@@ -62,10 +84,7 @@ function loadAddon(): Addon {
     return require(addonPath) as Addon;
   } catch (err) {
     const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
-    throw new Error(
-      `sessionbrake: cannot load the native addon ${addonPath} (${reason}). ` +
-        `Rebuild it with \`npm run build:native\` in ${projectRoot}.`,
-    );
+    throw new Error(`sessionbrake: cannot load the native addon ${addonPath} (${reason}). ${rebuildHint()}.`);
   }
 }
 

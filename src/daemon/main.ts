@@ -8,6 +8,7 @@ import { ConfigError, defaultConfigPath, loadConfig } from '../config/load';
 import { type Config, LOG_LEVELS } from '../config/schema';
 import { userBusAddress } from '../systemd/address';
 import { connectBus } from '../systemd/user-manager';
+import { addonBuiltBy, addonPath } from '../native';
 import { VERSION } from '../version';
 import { createLogger } from './log';
 import { startService } from './service';
@@ -44,6 +45,10 @@ async function main(argv: string[]): Promise<void> {
   if (opts.observeOnly) config.observeOnly = true;
   if (opts.logLevel) config.logLevel = opts.logLevel;
   log.level = config.logLevel;
+  // Which copy runs and which build of the addon it loaded (an npm install builds with node-gyp,
+  // a checkout with cmake-js): the first thing to know when a unit runs an unexpected copy.
+  const addonBuild = addonBuiltBy();
+  log.info({ event: 'starting', version: VERSION, entry: __filename, addon: addonPath, addonBuild }, `sbd ${VERSION} starting: ${__filename}, addon ${addonPath} (${addonBuild} build)`);
 
   const bus = await connectBus(userBusAddress(process.env));
   bus.on('error', (err: unknown) => {
