@@ -1,13 +1,15 @@
 /**
  * `sbctl install [--now]` / `sbctl uninstall`: the user units, written to the user's unit
- * directory from units/, then Reload, EnableUnitFiles and StartUnit over D-Bus.
+ * directory from units/, then Reload, EnableUnitFiles and StartUnit over D-Bus. The unit runs the
+ * sbd of the copy this sbctl belongs to (its real path): an npm install, or a checkout.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { UserManager } from '../systemd/types';
 import { xdgHome } from '../util/xdg';
 
-const projectRoot = path.resolve(__dirname, '..', '..');
+/** The real path of this copy's root (dist/cli/ is two levels below it): ~/.local/bin/sbctl is a symlink. */
+const projectRoot = fs.realpathSync(path.resolve(__dirname, '..', '..'));
 export const SERVICE_UNIT = 'sbd.service';
 export const SLICE_UNIT = 'sessions.slice';
 
@@ -21,6 +23,23 @@ export function renderUnit(name: string, node: string, root: string = projectRoo
   return fs.readFileSync(path.join(root, 'units', name), 'utf8').replaceAll('@NODE@', node).replaceAll('@ROOT@', root);
 }
 
+/**
+ * Where the unit runs sbd from, said once it is written: an npm install (a package directory
+ * in node_modules/, as `npm install -g` lays it out) stays put across upgrades; a checkout is
+ * wherever it was cloned, and sbd breaks when it moves.
+ */
+export function describeSource(root: string, node: string): string[] {
+  const entry = path.join(root, 'dist', 'daemon', 'main.js');
+  if (path.basename(path.dirname(root)) === 'node_modules') {
+    return [`${SERVICE_UNIT} runs ${entry} (installed by npm) with ${node}`];
+  }
+  return [
+    `${SERVICE_UNIT} runs ${entry} from the checkout ${root}, with ${node}:`,
+    `moving or removing this checkout breaks sbd; run \`sbctl install --now\` again from its new place,`,
+    'or install a packed copy (npm pack; npm install -g ./sessionbrake-*.tgz) and run its `sbctl install --now`',
+  ];
+}
+
 export async function install(manager: UserManager, env: NodeJS.ProcessEnv, now: boolean, say: (line: string) => void): Promise<void> {
   const dir = userUnitDir(env);
   fs.mkdirSync(dir, { recursive: true });
@@ -30,6 +49,7 @@ export async function install(manager: UserManager, env: NodeJS.ProcessEnv, now:
     fs.renameSync(`${file}.tmp`, file);
     say(`wrote ${file}`);
   }
+  for (const line of describeSource(projectRoot, process.execPath)) say(line);
   await manager.reload();
   await manager.enableUnitFiles([SERVICE_UNIT]);
   say(`enabled ${SERVICE_UNIT} (starts with your user manager)`);
