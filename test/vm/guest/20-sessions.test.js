@@ -86,7 +86,7 @@ test('sbd and sbctl as a user runs them', labOnly, async (t) => {
     assert.match(r.stdout, new RegExp(`OK\\s+on PATH\\s+sbctl is ${bin}/sbctl, sbd is ${bin}/sbd`));
     // sbd's own /proc, read by the same user: its fds against its limit, its inotify watches
     assert.match(r.stdout, /OK\s+open files\s+sbd \(pid \d+\) holds \d+ of \d+ open files/);
-    assert.match(r.stdout, /OK\s+inotify watches\s+sbd holds [1-9]\d* of the \d+ inotify watches/);
+    assert.match(r.stdout, /OK\s+inotify watches\s+sbd holds \d+ of the \d+ inotify watches/);
     const bare = spawnSync(process.execPath, [SBCTL, 'doctor'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, PATH: '/usr/bin:/bin' } });
     assert.equal(bare.status, 1, bare.stdout);
     assert.match(bare.stdout, /FAIL\s+on PATH\s+sbctl and sbd not found on PATH\n\s+fix: run `npm start`/);
