@@ -91,6 +91,14 @@ if [[ -d "$NPM_DIR" ]]; then
   ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
   ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
 fi
+# Node's headers, so that `npm install -g` of the packed tarball builds the addon offline (node-gyp
+# would otherwise download them); npm's global config says where they are
+NODE_INC="$(dirname "$NODE_BIN")/../include/node"
+if [[ -f "$NODE_INC/node_api.h" ]]; then
+  mkdir -p "$root/usr/local/include" "$root/usr/local/etc"
+  cp -a "$NODE_INC" "$root/usr/local/include/node"
+  echo "nodedir=/usr/local" >"$root/usr/local/etc/npmrc"
+fi
 cp -a "$HERE/image/overlay/." "$root/"
 ln -sf /etc/systemd/system/lab-runner.service "$root/etc/systemd/system/multi-user.target.wants/"
 for u in e2scrub_reap.service e2scrub_all.timer fstrim.timer apt-daily.timer apt-daily-upgrade.timer; do

@@ -11,6 +11,12 @@ mkdir -p "$R/var/lib/systemd/linger" && touch "$R/var/lib/systemd/linger/tester"
 # ManagedOOMMemoryPressure=kill (50%, 20 s) on user@.service, which would kill the tests' memory hogs.
 ln -sf /dev/null "$R/etc/systemd/system/systemd-oomd.service"
 ln -sf /dev/null "$R/etc/systemd/system/systemd-oomd.socket"
+# the other compared OOM daemons and the Prometheus server (only its promtool is used) stay masked too;
+# node_exporter is installed but not started at boot: the metrics test points it at sbd's textfile and starts it
+for u in earlyoom.service nohang.service nohang-desktop.service prometheus.service; do
+  ln -sf /dev/null "$R/etc/systemd/system/$u"
+done
+rm -f "$R"/etc/systemd/system/multi-user.target.wants/prometheus-node-exporter.service
 # small initrd with just what a virtio guest needs to mount its root
 printf 'MODULES=list\nCOMPRESS=zstd\n' >"$R/etc/initramfs-tools/conf.d/lab.conf"
 printf '%s\n' virtio_pci virtio_blk virtio_net virtio_console ext4 9p 9pnet_virtio >>"$R/etc/initramfs-tools/modules"
