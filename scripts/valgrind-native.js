@@ -10,7 +10,7 @@
 // leak with a stack frame in the addon. Node's and V8's own findings (JIT code, one-time
 // allocations kept until exit) are counted and printed, not judged: they are not ours to fix.
 //
-//   npm run test:valgrind
+//   npm run test:memcheck
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');

@@ -1,11 +1,15 @@
 /**
- * `sbctl completion bash|zsh` (issue 13): a completion script for the shell, made from sbctl's own
- * commands and options (so it never goes stale), that completes the monitor handles of `monitor
- * stop|inspect|recover` by asking sbd at completion time (ListMonitors, through the hidden
- * `sbctl complete-handles`): quietly nothing when sbd is not running or no session is known.
+ * `sbctl completion bash|zsh` (issues 13, 14): a completion script for the shell, made from sbctl's
+ * own commands and options (so it never goes stale), that completes session names (`--session`,
+ * `status`) and the monitor handles of `monitor stop|inspect|recover` by asking sbd at completion
+ * time (ListSessions and ListMonitors, through the hidden `sbctl complete-sessions` and
+ * `complete-handles`): quietly nothing when sbd is not running or no session is known.
  */
 import type { Command } from 'commander';
 import type * as dbus from 'dbus-next';
+import { sessionFromBus, type SessionTuple } from '../daemon/bus-types';
+import { callService } from './status';
+import { SERVICE_INTERFACE } from '../daemon/bus-name';
 import { listMonitors } from './monitor';
 
 const longOptions = (c: Command): string[] => c.options.map((o) => o.long).filter((l): l is string => l !== undefined);
@@ -31,6 +35,9 @@ __sbctl_handles() {
   done
   "\${COMP_WORDS[0]}" complete-handles --set "$1" \${s:+--session "$s"} 2>/dev/null
 }
+__sbctl_sessions() {
+  "\${COMP_WORDS[0]}" complete-sessions 2>/dev/null
+}
 _sbctl() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" opts="" words="" i
   local -a args=()
@@ -39,7 +46,7 @@ _sbctl() {
     [[ "\${COMP_WORDS[i-1]}" == --session || "\${COMP_WORDS[i-1]}" == -c || "\${COMP_WORDS[i-1]}" == --config ]] && continue
     args+=("\${COMP_WORDS[i]}")
   done
-  if [[ "$prev" == --session ]]; then COMPREPLY=(); return; fi
+  if [[ "$prev" == --session ]]; then COMPREPLY=($(compgen -W "$(__sbctl_sessions)" -- "$cur")); return; fi
   if ((\${#args[@]} == 0)); then
     words="${top.map((c) => c.name()).join(' ')} help"
     opts="${[...new Set([...longOptions(program), '--help', '--version'])].join(' ')}"
@@ -64,6 +71,7 @@ ${monCases}
     esac
     case "\${args[0]}" in
       completion) ((\${#args[@]} == 1)) && words="bash zsh" ;;
+      status) ((\${#args[@]} == 1)) && words="$(__sbctl_sessions)" ;;
     esac
   fi
   if [[ "$cur" == -* ]]; then
@@ -100,6 +108,21 @@ export async function completeHandles(connect: () => Promise<dbus.MessageBus>, s
       if (set === 'live' && ENDED.has(m.lifecycle)) continue;
       say(m.handle);
     }
+  } catch {
+    /* sbd not running, no bus: nothing to complete */
+  } finally {
+    bus?.disconnect();
+  }
+  return 0;
+}
+
+/** The names of the sessions sbd watches, one per line (one D-Bus call); any failure is quietly none. */
+export async function completeSessions(connect: () => Promise<dbus.MessageBus>, say: (l: string) => void): Promise<number> {
+  let bus: dbus.MessageBus | undefined;
+  try {
+    bus = await connect();
+    const [rows] = (await callService(bus, SERVICE_INTERFACE, 'ListSessions', '', [])) as [SessionTuple[]];
+    for (const r of rows) say(sessionFromBus(r).name);
   } catch {
     /* sbd not running, no bus: nothing to complete */
   } finally {

@@ -11,6 +11,7 @@ import { PsiTrigger } from '../native';
 import { userBusAddress } from '../systemd/address';
 import { describeOomPolicy } from '../systemd/features';
 import { DbusUserManager } from '../systemd/user-manager';
+import { onPath } from '../util/on-path';
 import { SERVICE_UNIT } from './install';
 
 export interface Check {
@@ -70,8 +71,11 @@ export async function runChecks(env: NodeJS.ProcessEnv, configFile: string | und
     const unit = await manager.getUnit(SERVICE_UNIT);
     const active = unit?.activeState === 'active';
     checks.push({ name: 'sbd unit', ok: active, detail: unit ? `${SERVICE_UNIT} is ${unit.activeState}` : `${SERVICE_UNIT} is not installed`, fix: 'sbctl install --now' });
+    if (active && unit?.mainPid) checks.push(...sbdResourceChecks(readSbdResources(unit.mainPid)));
     manager.close();
   }
+
+  checks.push(pathCheck({ sbctl: onPath('sbctl', env.PATH), sbd: onPath('sbd', env.PATH) }, env.PATH ?? '', os.homedir()));
 
   const file = configFile ?? defaultConfigPath(env);
   try {
@@ -110,6 +114,101 @@ export function psiCheck(present: boolean, cmdline: string): Check {
       + (last === 'psi=0' ? ' (and remove psi=0)' : '')
       + ', run update-grub (Debian, Ubuntu) or grub2-mkconfig -o /boot/grub2/grub.cfg (or: grubby --update-kernel=ALL --args=psi=1 on RHEL-family systems), then reboot',
   };
+}
+
+/**
+ * sbctl and sbd by name (pure over where PATH finds them). `npm start` links both into
+ * ~/.local/bin, which many distributions put on PATH only when it exists at login.
+ */
+export function pathCheck(found: { sbctl: string | undefined; sbd: string | undefined }, pathVar: string, home: string): Check {
+  const missing = (['sbctl', 'sbd'] as const).filter((n) => found[n] === undefined);
+  if (missing.length === 0) return { name: 'on PATH', ok: true, detail: `sbctl is ${found.sbctl}, sbd is ${found.sbd}` };
+  const localBin = path.join(home, '.local', 'bin');
+  const linked = missing.every((n) => fs.existsSync(path.join(localBin, n)));
+  const onIt = pathVar.split(':').includes(localBin);
+  if (linked && !onIt) {
+    return {
+      name: 'on PATH', ok: false,
+      detail: `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} in ${localBin}, which is not on PATH`,
+      fix: `echo 'export PATH="$HOME/.local/bin:$PATH"' >> ~/.profile, then log in again (or run that export in this shell)`,
+    };
+  }
+  return {
+    name: 'on PATH', ok: false,
+    detail: `${missing.join(' and ')} not found on PATH`,
+    fix: 'run `npm start` in the checkout (it links sbctl and sbd into ~/.local/bin), or install the package: npm install -g --prefix ~/.local sessionbrake-VERSION.tgz',
+  };
+}
+
+/** What sbd holds open against what it may (read from /proc/PID of the running sbd). */
+export interface SbdResources {
+  pid: number;
+  /** The soft RLIMIT_NOFILE, or undefined when /proc/PID/limits could not be read. */
+  openFilesLimit: number | undefined;
+  openFiles: number;
+  inotifyWatches: number;
+  /** /proc/sys/fs/inotify/max_user_watches (shared by all of the user's processes). */
+  maxUserWatches: number | undefined;
+}
+
+/**
+ * Room for this many more sessions, in open files and inotify watches: issue 15 sizes sbd for
+ * 1,000-2,000 sessions, and each session costs sbd one PSI trigger fd and up to two watches
+ * (memory.events, and its heartbeat file when it has one).
+ */
+export const SESSIONS_OF_HEADROOM = 1000;
+const WATCHES_PER_SESSION = 2;
+
+/** Open files and inotify watches: enough room for SESSIONS_OF_HEADROOM more sessions? (pure) */
+export function sbdResourceChecks(r: SbdResources): Check[] {
+  const files: Check = r.openFilesLimit === undefined
+    ? { name: 'open files', ok: true, detail: `sbd (pid ${r.pid}) holds ${r.openFiles} open files; its limit could not be read` }
+    : {
+        name: 'open files',
+        ok: r.openFilesLimit - r.openFiles >= SESSIONS_OF_HEADROOM,
+        detail: `sbd (pid ${r.pid}) holds ${r.openFiles} of ${r.openFilesLimit} open files (one PSI trigger per session)`,
+        fix: `systemctl --user edit ${SERVICE_UNIT}: add [Service] LimitNOFILE=65536, then systemctl --user restart ${SERVICE_UNIT}`,
+      };
+  const watches: Check = r.maxUserWatches === undefined
+    ? { name: 'inotify watches', ok: true, detail: `sbd holds ${r.inotifyWatches} inotify watches; /proc/sys/fs/inotify/max_user_watches unreadable` }
+    : {
+        name: 'inotify watches',
+        ok: r.maxUserWatches - r.inotifyWatches >= SESSIONS_OF_HEADROOM * WATCHES_PER_SESSION,
+        detail: `sbd holds ${r.inotifyWatches} of the ${r.maxUserWatches} inotify watches a user may have (up to ${WATCHES_PER_SESSION} per session)`,
+        fix: 'echo fs.inotify.max_user_watches=524288 | sudo tee /etc/sysctl.d/60-sessionbrake.conf && sudo sysctl --system',
+      };
+  return [files, watches];
+}
+
+/** The soft "Max open files" of /proc/PID/limits (pure); undefined when absent or unparsable. */
+export function parseOpenFilesLimit(limits: string): number | undefined {
+  const m = /^Max open files\s+(\S+)/m.exec(limits);
+  if (!m) return undefined;
+  return m[1] === 'unlimited' ? Number.MAX_SAFE_INTEGER : Number.isInteger(Number(m[1])) ? Number(m[1]) : undefined;
+}
+
+/** The inotify watches in one /proc/PID/fdinfo/FD text (pure): one `inotify wd:` line each. */
+export function countInotifyWatches(fdinfo: string): number {
+  return fdinfo.split('\n').filter((l) => l.startsWith('inotify wd:')).length;
+}
+
+function readSbdResources(pid: number): SbdResources {
+  const read = (file: string): string | undefined => {
+    try {
+      return fs.readFileSync(file, 'utf8');
+    } catch {
+      return undefined; // gone, or not ours: said as unreadable
+    }
+  };
+  let fds: string[] = [];
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    /* sbd just exited: counted as none */
+  }
+  const inotifyWatches = fds.reduce((n, fd) => n + countInotifyWatches(read(`/proc/${pid}/fdinfo/${fd}`) ?? ''), 0);
+  const max = Number(read('/proc/sys/fs/inotify/max_user_watches')?.trim());
+  return { pid, openFilesLimit: parseOpenFilesLimit(read(`/proc/${pid}/limits`) ?? ''), openFiles: fds.length, inotifyWatches, maxUserWatches: Number.isInteger(max) && max > 0 ? max : undefined };
 }
 
 export function formatChecks(checks: readonly Check[]): string {

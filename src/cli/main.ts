@@ -352,7 +352,7 @@ Examples:
 
   program
     .command('completion')
-    .description('Print a completion script for the shell: subcommands, options, and the handles of this session\'s monitors for monitor stop, inspect and recover (asked of sbd as you complete; nothing when sbd is not running).')
+    .description('Print a completion script for the shell: subcommands, options, session names (for --session and status) and the handles of this session\'s monitors for monitor stop, inspect and recover (asked of sbd as you complete; nothing when sbd is not running).')
     .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh']))
     .addHelpText('after', `
 Examples:
@@ -369,6 +369,13 @@ Examples:
     .addOption(new Option('--set <set>', 'which handles').choices(['waiting', 'live', 'all']).default('all'))
     .action(async (o: { session?: string; set: HandleSet }) => {
       setExit(await lazy.completion().completeHandles(() => connectBus(userBusAddress(process.env)), o.session ?? process.env.SESSIONBRAKE_SESSION, o.set, say));
+    });
+
+  program
+    .command('complete-sessions', { hidden: true })
+    .description('The names of the sessions sbd watches, one per line; nothing on any failure (used by the completion script).')
+    .action(async () => {
+      setExit(await lazy.completion().completeSessions(() => connectBus(userBusAddress(process.env)), say));
     });
 
   program

@@ -4,7 +4,7 @@
 #      SB_VM_SUITE (bookworm = Debian 12, the default; trixie = Debian 13): which guest
 #      SB_VM_APPEND (extra kernel command line, e.g. psi=0; after the lab's own arguments)
 #      SB_VM_IMAGE (image dir; default $SB_VM_CACHE/current-$SB_VM_SUITE, set by build-image.sh)
-#      SB_VM_ACCEL (tcg; this host's /dev/kvm is PVM and hangs stock kernels, see README)
+#      SB_VM_ACCEL (tcg by default; kvm where the host's KVM boots a stock kernel, see README)
 #      SB_VM_SMP (2) SB_VM_MEM (2048 MiB) SB_VM_PROJ_RW=1 (project share writable; default read-only)
 #      SB_VM_PROJ_CACHE (9p cache mode of the project share: loose = 2-4x faster node start/require,
 #        but host edits made after boot may not be seen; vm-start.sh background mode defaults to none)

@@ -74,11 +74,23 @@ test('sbd and sbctl as a user runs them', labOnly, async (t) => {
     assert.equal(report.service.pid, sbdPid());
   });
 
-  await t.test('sbctl doctor passes every check in the guest', () => {
-    const r = sbctl('doctor');
+  await t.test('sbctl doctor passes every check in the guest (sbctl and sbd on PATH); without them on PATH it says the fix', () => {
+    // sbctl and sbd by name, as `npm start` or a packed install leaves them (here: tiny wrappers)
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bin-'));
+    for (const [n, file] of [['sbctl', SBCTL], ['sbd', SBD]]) fs.writeFileSync(path.join(bin, n), `#!/bin/sh\nexec ${process.execPath} ${file} "$@"\n`, { mode: 0o755 });
+    const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+    const r = spawnSync(process.execPath, [SBCTL, 'doctor'], { encoding: 'utf8', timeout: 60_000, env });
     assert.equal(r.status, 0, r.stdout);
     assert.doesNotMatch(r.stdout, /FAIL/);
     assert.match(r.stdout, /OK\s+PSI triggers/);
+    assert.match(r.stdout, new RegExp(`OK\\s+on PATH\\s+sbctl is ${bin}/sbctl, sbd is ${bin}/sbd`));
+    // sbd's own /proc, read by the same user: its fds against its limit, its inotify watches
+    assert.match(r.stdout, /OK\s+open files\s+sbd \(pid \d+\) holds \d+ of \d+ open files/);
+    assert.match(r.stdout, /OK\s+inotify watches\s+sbd holds \d+ of the \d+ inotify watches/);
+    const bare = spawnSync(process.execPath, [SBCTL, 'doctor'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, PATH: '/usr/bin:/bin' } });
+    assert.equal(bare.status, 1, bare.stdout);
+    assert.match(bare.stdout, /FAIL\s+on PATH\s+sbctl and sbd not found on PATH\n\s+fix: run `npm start`/);
+    fs.rmSync(bin, { recursive: true, force: true });
   });
 
   await t.test('three sessions made by sbctl run show in status with the values of their cgroup files', async () => {
