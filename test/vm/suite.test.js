@@ -347,6 +347,14 @@ if (skip) {
           // NN-name.root.sh beside a guest file sets up, as root, what the unprivileged test cannot
           // (another user's processes, say); the test itself always runs as tester. SB_LAB_GUEST
           // tells both which guest this is (bookworm, trixie); helpers.js labGuest() says more.
+          // NN-name.host.js beside it runs first on the host (cwd: the project), with the directory the
+          // guest sees as /mnt/lab as its argument: what only the host can make (58: npm pack's tarball).
+          const hostStep = path.join(GUEST_DIR, file.replace(/\.test\.js$/, '.host.js'));
+          if (fs.existsSync(hostStep)) {
+            const h = await run([process.execPath, hostStep, runDir], { env: { ...process.env } });
+            for (const l of (h.stdout + h.stderr).split('\n').filter(Boolean)) t.diagnostic(`host step: ${l}`);
+            if (h.rc !== 0) throw new Error(`${path.relative(ROOT, hostStep)} failed (rc ${h.rc}) on the host:\n${tail(h.stdout + h.stderr, ERR_TAIL_LINES)}`);
+          }
           const setup = file.replace(/\.test\.js$/, '.root.sh');
           const rootStep = fs.existsSync(path.join(GUEST_DIR, setup)) ? `SB_LAB_GUEST=${suite} bash test/vm/guest/${setup} && ` : '';
           const cmd = `cd /mnt/proj && ${rootStep}as-tester env SB_LAB_GUEST=${suite} node --test --test-reporter=/mnt/proj/test/vm/guest-reporter.js ${rel}`;
