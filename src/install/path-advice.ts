@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 
 /** Whether `dir` is one of $PATH's entries (trailing slashes and `.`/`..` segments aside). */
-export function onPath(dir: string, pathVar: string | undefined): boolean {
+export function dirOnPath(dir: string, pathVar: string | undefined): boolean {
   const want = path.resolve(dir);
   return (pathVar ?? '').split(':').some((entry) => entry !== '' && path.isAbsolute(entry) && path.resolve(entry) === want);
 }
@@ -46,7 +46,7 @@ export interface PathFacts {
 
 /** Nothing when `dir` is on PATH; else the lines that say what to do. */
 export function pathAdvice(f: PathFacts): string[] {
-  if (onPath(f.dir, f.pathVar)) return [];
+  if (dirOnPath(f.dir, f.pathVar)) return [];
   const shown = f.home !== '' && f.dir.startsWith(f.home + path.sep) ? `~${f.dir.slice(f.home.length)}` : f.dir;
   const line = `export PATH="${shellPath(f.dir, f.home)}:$PATH"`;
   if (startupMentions(f.startupText, f.dir, f.home)) {

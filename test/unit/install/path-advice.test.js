@@ -5,7 +5,7 @@
 // (Debian's default ~/.profile does, for a ~/.local/bin that exists at login).
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { onPath, loginStartupFile, startupMentions, pathAdvice } = require('../../../dist/install/path-advice.js');
+const { dirOnPath, loginStartupFile, startupMentions, pathAdvice } = require('../../../dist/install/path-advice.js');
 const { xdgHome } = require('../../../dist/util/xdg.js');
 
 const HOME = '/home/ann';
@@ -22,13 +22,13 @@ if [ -d "$HOME/.local/bin" ] ; then
 fi
 `;
 
-test('onPath: an entry equal to the directory, trailing slash or not; relative and empty entries never count', () => {
-  assert.equal(onPath(BIN, `/usr/bin:${BIN}`), true);
-  assert.equal(onPath(BIN, `${BIN}/:/usr/bin`), true);
-  assert.equal(onPath(BIN, '/home/ann/.local/./bin'), true);
-  assert.equal(onPath(BIN, '/usr/local/bin:/usr/bin:/bin'), false);
-  assert.equal(onPath(BIN, '.local/bin::'), false);
-  assert.equal(onPath(BIN, undefined), false);
+test('dirOnPath: an entry equal to the directory, trailing slash or not; relative and empty entries never count', () => {
+  assert.equal(dirOnPath(BIN, `/usr/bin:${BIN}`), true);
+  assert.equal(dirOnPath(BIN, `${BIN}/:/usr/bin`), true);
+  assert.equal(dirOnPath(BIN, '/home/ann/.local/./bin'), true);
+  assert.equal(dirOnPath(BIN, '/usr/local/bin:/usr/bin:/bin'), false);
+  assert.equal(dirOnPath(BIN, '.local/bin::'), false);
+  assert.equal(dirOnPath(BIN, undefined), false);
 });
 
 test('the bin directory: $XDG_BIN_HOME when absolute, else ~/.local/bin', () => {
