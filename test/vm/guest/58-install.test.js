@@ -7,7 +7,8 @@
 // - the tarball `npm pack` made on the host (58-install.host.js, in /mnt/lab/pack/) installed with
 //   `npm install -g --offline --prefix ~/.local`: the addon built there by node-gyp (g++, make and
 //   Node's headers from the image; no cmake-js, a devDependency), `sbctl install` points the unit at
-//   the installed files, and the sbd it starts answers and has that addon mapped.
+//   the installed files (it pointed at the checkout before), and the sbd it starts answers and has
+//   that addon mapped.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -51,6 +52,13 @@ test('npm start\'s link step: sbctl and sbd linked to the checkout, runnable by 
     `start: ~/.local/bin/sbd already links to ${proj}/dist/daemon/main.js`,
     `start: ~/.local/bin/sbctl already links to ${proj}/dist/cli/main.js`,
   ], 'on PATH now: no advice');
+});
+
+test('sbctl install from the checkout: the unit runs the checkout\'s sbd, and the output says that moving the checkout breaks it', labOnly, () => {
+  const r = run(process.execPath, [path.join(proj, 'dist/cli/main.js'), 'install'], { timeout: 60_000 });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, new RegExp(`^sbd\\.service runs ${proj}/dist/daemon/main\\.js from the checkout ${proj}, with \\S+:\nmoving or removing this checkout breaks sbd`, 'm'));
+  assert.match(fs.readFileSync(path.join(home, '.config/systemd/user/sbd.service'), 'utf8'), new RegExp(`^ExecStart=\\S+ ${proj}/dist/daemon/main\\.js$`, 'm'));
 });
 
 test('the packed tarball: npm install -g --offline builds the addon with node-gyp; sbctl install points the unit there; sbd runs it', labOnly, async (t) => {
