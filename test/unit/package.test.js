@@ -34,15 +34,15 @@ function packList() {
   return { files: new Set(info.files.map((f) => f.path)), bundled: info.bundled };
 }
 
-test('the tarball: the commands, the addon\'s sources and build files, the units and the install step; no tests, no build/, no sources of dist/', { timeout: 60_000 }, () => {
+test('the tarball: the commands, the addon\'s sources and build files, the units, the alert rules and dashboard, and the install step; no tests, no build/, no sources of dist/', { timeout: 60_000 }, () => {
   const { files } = packList();
   const native = fs.readdirSync(path.join(root, 'native'), { recursive: true }).map(String).filter((f) => /\.(cc|h)$/.test(f)).map((f) => `native/${f}`);
   for (const f of [...Object.values(pkg.bin), 'dist/native.js', 'binding.gyp', 'CMakeLists.txt', 'units/sbd.service', 'units/sessions.slice',
-    'README.md', 'package.json', 'scripts/install-native.js', 'scripts/node-dir.js', ...native]) {
+    'README.md', 'package.json', 'scripts/install-native.js', 'scripts/node-dir.js', 'ops/prometheus/sessionbrake.rules.yml', 'ops/grafana/sessionbrake.json', ...native]) {
     assert.ok(files.has(f), `${f} is in the tarball`);
   }
   const own = [...files].filter((f) => !f.startsWith('node_modules/'));
-  for (const f of own) assert.doesNotMatch(f, /^(test|build|src|bench|dist-test)\/|\.map$/, `${f} does not belong in the tarball`);
+  for (const f of own) assert.doesNotMatch(f, /^(test|build|src|bench|dist-test)\/|\.map$|\.test\.yml$/, `${f} does not belong in the tarball`);
 });
 
 test('every runtime dependency is bundled (the tarball installs offline), with its own dependencies', { timeout: 60_000 }, () => {
