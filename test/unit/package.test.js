@@ -46,7 +46,7 @@ test('the tarball: the commands, the addon\'s sources and build files, the units
 });
 
 test('every runtime dependency is bundled (the tarball installs offline), with its own dependencies', { timeout: 60_000 }, () => {
-  assert.deepEqual([...pkg.bundleDependencies].sort(), Object.keys(pkg.dependencies).sort());
+  assert.equal(pkg.bundleDependencies, true, 'all of them, a dependency added later too');
   const { files, bundled } = packList();
   for (const dep of Object.keys(pkg.dependencies)) {
     assert.ok(bundled.includes(dep), `${dep} bundled`);
