@@ -41,6 +41,13 @@ export interface Incident {
   [figure: string]: unknown;
 }
 
+const WARNINGS: ReadonlySet<IncidentType> = new Set<IncidentType>(['subtree-stopped', 'stop-finished', 'will-stop', 'standing-still', 'slice-standing-still', 'culprit', 'machine-short', 'procs-reaped', 'pegged', 'missing', 'silent', 'oom-kill', 'deadline-dropped']);
+
+/** The log level an incident of this type is told at. */
+export function incidentLevel(type: IncidentType): 'warn' | 'info' {
+  return WARNINGS.has(type) ? 'warn' : 'info';
+}
+
 export class Incidents {
   private readonly listeners: Array<(i: Incident) => void> = [];
   private readonly last = new Map<string, Incident>();
@@ -53,7 +60,7 @@ export class Incidents {
 
   tell(i: Incident): void {
     this.last.set(i.unit, i);
-    const level = ['subtree-stopped', 'stop-finished', 'will-stop', 'standing-still', 'slice-standing-still', 'culprit', 'machine-short', 'procs-reaped', 'pegged', 'missing', 'silent', 'oom-kill', 'deadline-dropped'].includes(i.type) ? 'warn' : 'info';
+    const level = incidentLevel(i.type);
     this.log[level]({ event: i.type, ...i }, i.message);
     for (const l of this.listeners) l(i);
   }
