@@ -1,6 +1,7 @@
 /**
- * Incidents: what sbd tells about a session, once per occurrence. Each goes to the log, to the
- * D-Bus Incident signal (sbctl watch), and into the session's "last action" for status.
+ * Incidents: what sbd tells about a session, once per occurrence. Each goes to the log (or, under
+ * journald, natively to the journal: src/journal/), to the D-Bus Incident signal (sbctl watch),
+ * and into the session's "last action" for status.
  */
 import type { Logger } from './log';
 
@@ -48,11 +49,15 @@ export function incidentLevel(type: IncidentType): 'warn' | 'info' {
   return WARNINGS.has(type) ? 'warn' : 'info';
 }
 
+/** Tells an incident elsewhere than the log (the journal, natively): true when it was taken. */
+export type IncidentWriter = (i: Incident, level: 'warn' | 'info') => boolean;
+
 export class Incidents {
   private readonly listeners: Array<(i: Incident) => void> = [];
   private readonly last = new Map<string, Incident>();
 
-  constructor(private readonly log: Logger) {}
+  /** `writer`: where incidents go instead of a log line, when it takes them (src/journal/). */
+  constructor(private readonly log: Logger, private readonly writer?: IncidentWriter) {}
 
   onIncident(l: (i: Incident) => void): void {
     this.listeners.push(l);
@@ -61,7 +66,7 @@ export class Incidents {
   tell(i: Incident): void {
     this.last.set(i.unit, i);
     const level = incidentLevel(i.type);
-    this.log[level]({ event: i.type, ...i }, i.message);
+    if (!this.writer?.(i, level)) this.log[level]({ event: i.type, ...i }, i.message);
     for (const l of this.listeners) l(i);
   }
 
