@@ -75,4 +75,9 @@ test('incidents are structured journal entries: the stop found by its MESSAGE_ID
   // USER_UNIT=: the scope's own journal view shows sbd's incidents about it.
   const ofScope = journal('-u', `${SESSION}.scope`).filter((x) => x.SYSLOG_IDENTIFIER === 'sbd').map((x) => x.INCIDENT);
   assert.ok(ofScope.includes('will-stop') && ofScope.includes('subtree-stopped'), `journalctl --user -u ${SESSION}.scope shows the stop: ${ofScope}`);
+
+  // npm run selfcheck sends one debug entry the same way (from the test's own process).
+  const check = spawnSync(process.execPath, [path.resolve(__dirname, '../../../dist/native-selfcheck.js')], { encoding: 'utf8' });
+  assert.match(check.stdout, /^journal: one debug entry to \/run\/systemd\/journal\/socket -> datagram/m, check.stdout + check.stderr);
+  await waitFor(() => journal('-t', 'sbd-selfcheck').some((x) => x.MESSAGE === 'sessionbrake selfcheck: the native journal protocol works' && x.PRIORITY === '7'), 10_000, { what: 'the selfcheck\'s entry in the journal' });
 });
