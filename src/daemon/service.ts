@@ -27,6 +27,7 @@ import { NotifyCommand } from './notify-command';
 import type { Logger } from './log';
 import { notify, startWatchdog } from './notify';
 import { OomKillWatch } from '../oom/watch';
+import { incidentJournal } from '../journal/incident-journal';
 import { type SavedSession, type SavedState, defaultStatePath, loadState, saveState } from './state-file';
 import { monotonicMs } from '../util/clock';
 
@@ -49,7 +50,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   await claimServiceName(bus); // the lease first: a second sbd leaves here having read nothing
   const manager = await DbusUserManager.attach(bus);
   const registry = new SessionRegistry(manager, config.slices, recordsDir(env), (msg, fields) => log.warn(fields, msg));
-  const incidents = new Incidents(log);
+  const incidents = new Incidents(log, incidentJournal(env, log)); // under journald, natively: no stdout line too
   let busService: BusService | undefined;
   incidents.onIncident((i) => busService?.emitIncident(i));
   // The agent's own view (issue 13): what concerns it goes to its session's inbox, and as a signal.
