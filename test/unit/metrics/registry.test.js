@@ -139,3 +139,12 @@ test("sbd's metrics arm no timer: an idle second wakes the main thread a few tim
   assert.ok(defaults >= 50, `the measure sees a 10 ms timer (${defaults} wakeups)`);
   assert.ok(ours <= 10, `sbd's metrics idle: ${ours} wakeups in 1 s`);
 });
+
+test('metricNames() is what an exposition really carries: the TYPE lines of a rendered registry, per-session ones included', async () => {
+  const m = metrics(() => ({ sessions: [session('a', 'ok')], monitors: [] }), true);
+  const text = await m.render();
+  const typed = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((x) => x[1]).sort();
+  assert.deepEqual(typed, metricNames({ perSession: true }));
+  const sampled = new Set(text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('{')[0]));
+  assert.deepEqual([...sampled].sort(), seriesNames({ perSession: true }), 'and seriesNames() the names of its samples');
+});
