@@ -2,15 +2,20 @@
 // @ts-check
 'use strict';
 // `npm run bench:detect`: boots the lab guest and runs WEDGES (10) wedges each with sbd on the
-// event feed, sbd on 5 s timer sampling, and systemd-oomd (bench/guest/detect.sh). Prints, per
+// event feed, sbd on 5 s timer sampling, and systemd-oomd, then OTHERS_WEDGES (3) each with
+// earlyoom and nohang alone (bench/guest/detect.sh; VARIANTS="earlyoom nohang" runs only those). Prints, per
 // variant, onset to verdict and onset to action (median, min–max) and what was stopped.
 const fs = require('node:fs');
 const { runGuestBench } = require('./guest-run');
 const { spread, secs } = require('./lib');
 
-const tsv = runGuestBench('detect', `export WEDGES=${process.env.WEDGES ?? 10}\nbash /mnt/proj/bench/guest/detect.sh\n`);
+const pass = ['WEDGES', 'OTHERS_WEDGES', 'OTHERS_TIMEOUT_S', 'VARIANTS'].filter((k) => process.env[k]).map((k) => `export ${k}=${JSON.stringify(process.env[k])}\n`).join('');
+const tsv = runGuestBench('detect', `${pass}bash /mnt/proj/bench/guest/detect.sh\n`);
 const rows = fs.readFileSync(tsv, 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
-const NAMES = { feed: 'sbd, event feed (PSI trigger, 2 s windows)', 'sampling-5s': 'sbd, timer sampling every 5 s', oomd: 'systemd-oomd (Debian defaults)' };
+const NAMES = {
+  feed: 'sbd, event feed (PSI trigger, 2 s windows)', 'sampling-5s': 'sbd, timer sampling every 5 s', oomd: 'systemd-oomd (Debian defaults)',
+  earlyoom: 'earlyoom (Debian defaults)', nohang: 'nohang (Debian defaults)',
+};
 console.log(`\nresults: ${tsv}`);
 console.log('| variant | wedges | verdicts | onset to verdict | acted | onset to action | stopped (alive) |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');

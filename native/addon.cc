@@ -2,6 +2,7 @@
 #include <napi.h>
 
 #include "file_watch.h"
+#include "journal_send.h"
 #include "pidfd.h"
 #include "psi_trigger.h"
 #include "sd_notify.h"
@@ -13,6 +14,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   sb::FileWatch::Init(env, exports);
   sb::PsiTrigger::Init(env, exports);
   sb::InitSdNotify(env, exports);
+  sb::InitJournalSend(env, exports);
   exports.Set("abiVersion", Napi::Number::New(env, 1));
   return exports;
 }

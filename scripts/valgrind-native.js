@@ -3,7 +3,8 @@
 'use strict';
 // Memory checking of the addon, two ways, each test file run in-process:
 //  1. AddressSanitizer + LeakSanitizer: the addon rebuilt with -fsanitize=address,undefined
-//     into build-asan/, loaded by a stock node with libasan preloaded. All four test files.
+//     into build-asan/, loaded by a stock node with libasan preloaded. Every addon test file (not
+//     the loader's or node-gyp's).
 //  2. valgrind memcheck against the normal build: the files valgrind can run. Debian 12's
 //     valgrind 3.19 does not know pidfd_open (it answers ENOSYS), so pidfd runs under ASan only.
 // A run fails when a test fails, on any sanitizer error, or on an invalid access or a definite
@@ -34,7 +35,7 @@ function runAsan() {
   const build = spawnSync(process.execPath, [require.resolve('cmake-js/bin/cmake-js'), 'compile', '-O', 'build-asan', '--CDSB_SANITIZE=ON'], { cwd: root, encoding: 'utf8', env: buildEnv() });
   if (build.status !== 0) throw new Error(`ASan build failed:\n${build.stdout}\n${build.stderr}`);
   const libasan = spawnSync('gcc', ['-print-file-name=libasan.so'], { encoding: 'utf8' }).stdout.trim();
-  for (const name of ['pidfd', 'file-watch', 'psi-trigger', 'sd-notify']) {
+  for (const name of ['pidfd', 'file-watch', 'psi-trigger', 'sd-notify', 'journal-send']) {
     const r = spawnSync(process.execPath, ['--expose-gc', '--test-reporter=tap', testFile(name)], {
       encoding: 'utf8',
       maxBuffer: 64 << 20,
@@ -64,7 +65,7 @@ function runValgrind() {
     failed++;
     return;
   }
-  for (const name of ['file-watch', 'psi-trigger', 'sd-notify']) {
+  for (const name of ['file-watch', 'psi-trigger', 'sd-notify', 'journal-send']) {
     const xml = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sb-vg-')), 'report.xml');
     const r = spawnSync(
       'valgrind',

@@ -5,7 +5,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FileWatch, Pidfd, PsiTrigger, addonBuiltBy, addonPath, sdNotify } from './native';
+import { encodeEntry } from './journal/encode';
+import { FileWatch, JOURNAL_SOCKET, Pidfd, PsiTrigger, addonBuiltBy, addonPath, journalSend, sdNotify } from './native';
 
 async function main(): Promise<void> {
   console.log(`addon: ${addonPath} (${addonBuiltBy()}, Node ${process.version}, N-API ${process.versions.napi})`);
@@ -39,6 +40,12 @@ async function main(): Promise<void> {
 
   const socket = process.env.NOTIFY_SOCKET;
   console.log(`sd_notify: ${socket ? `socket ${socket}` : 'no NOTIFY_SOCKET set, nothing sent'} -> ${String(sdNotify('STATUS=selfcheck', socket))}`);
+  if (fs.existsSync(JOURNAL_SOCKET)) {
+    const entry = encodeEntry([['MESSAGE', 'sessionbrake selfcheck: the native journal protocol works'], ['PRIORITY', '7'], ['SYSLOG_IDENTIFIER', 'sbd-selfcheck']]);
+    console.log(`journal: one debug entry to ${JOURNAL_SOCKET} -> ${journalSend(entry)} (journalctl -t sbd-selfcheck)`);
+  } else {
+    console.log(`journal: no ${JOURNAL_SOCKET} here (no journald), nothing sent`);
+  }
   console.log('selfcheck: ok');
 }
 

@@ -1,6 +1,7 @@
 /**
  * The typed face of the C++ addon (native/). Only mechanism lives there: pidfds, inotify,
- * PSI triggers and the sd_notify datagram, each fd watched on Node's own event loop.
+ * PSI triggers, the sd_notify datagram and the journal's native protocol, each fd watched on
+ * Node's own event loop.
  * Every policy (what to watch, when to signal) lives in the callers.
  */
 import * as fs from 'node:fs';
@@ -46,6 +47,7 @@ interface Addon {
   FileWatch: new (cb: (events: Array<[string, 'modified' | 'gone']>) => void) => RawFileWatch;
   PsiTrigger: new (path: string, spec: string, cb: (kind: 'fired' | 'gone') => void) => RawPsiTrigger;
   sdNotify(socketPath: string, payload: string): boolean;
+  journalSend(socketPath: string, entry: Buffer): JournalRoute;
 }
 
 /** The project's root: dist/native.js sits one level below it. */
@@ -315,4 +317,19 @@ export class PsiTrigger {
 export function sdNotify(payload: string, socketPath: string | undefined = process.env.NOTIFY_SOCKET): boolean {
   if (socketPath === undefined || socketPath === '') return false;
   return addon.sdNotify(socketPath, payload);
+}
+
+/** journald's socket for its native protocol (systemd.io/JOURNAL_NATIVE_PROTOCOL). */
+export const JOURNAL_SOCKET = '/run/systemd/journal/socket';
+
+/** How an entry reached the journal: one datagram, or a sealed memfd when it was too big for one. */
+export type JournalRoute = 'datagram' | 'memfd';
+
+/**
+ * Send one journal entry, already encoded (src/journal/encode.ts), to the journal's socket
+ * ("@name": an abstract socket). Never blocks: a journal that does not keep up fails with EAGAIN.
+ * Throws a NativeError naming the syscall (socket, sendmsg, memfd_create, write, fcntl).
+ */
+export function journalSend(entry: Buffer, socketPath: string = JOURNAL_SOCKET): JournalRoute {
+  return addon.journalSend(socketPath, entry);
 }

@@ -18,7 +18,7 @@ as env LAB_OUT="$LAB_OUT" node bench/guest/slice-storm.js "$N" "$GREEDY" "$BRAKE
 sleep 3
 c1=$(awk '{print $14+$15}' /proc/$pid/stat)
 printf 'sbd_rss_kib\t%s\nsbd_cpu_s\t%s\n' "$(awk '/^VmRSS/{print $2}' /proc/$pid/status)" "$(awk "BEGIN{print ($c1-$c0)/100}")" >"$LAB_OUT/slice-storm-sbd.txt"
-as journalctl --user -u sbd.service --no-pager -o cat | sed 's/^<[0-9]>//' | grep '^{' | node -e '
+as node /mnt/proj/bench/guest/journal-incidents.js | node -e '
   const fs = require("fs");
   const out = fs.readFileSync("/tmp/storm.out", "utf8").trim().split("\n").map((l) => l.split("\t"));
   for (const [, ms] of out.filter((r) => r[0] === "onset")) console.log(["onset", "storm.slice", ms, ""].join("\t"));

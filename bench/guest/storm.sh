@@ -12,7 +12,7 @@ sbd_config '{"raise": {"enabled": false}, "detector": {"graceS": 600}}'; sleep 5
 pid=$(as systemctl --user show -P MainPID sbd.service)
 c0=$(awk '{print $14+$15}' /proc/$pid/stat)
 as node bench/guest/storm.js "$STORM" 32 >/tmp/onsets.tsv 2>/tmp/rounds.txt || { cat /tmp/rounds.txt >&2; exit 1; }
-verdicts() { as journalctl --user -u sbd.service --no-pager -o cat | grep '"event":"standing-still"' | sed 's/^<[0-9]>//'; }
+verdicts() { as node /mnt/proj/bench/guest/journal-incidents.js | grep '"event":"standing-still"'; }
 for _ in $(seq 1 24); do [[ $(verdicts | wc -l) -ge $STORM ]] && break; sleep 5; done
 c1=$(awk '{print $14+$15}' /proc/$pid/stat)
 { printf 'sbd_rss_kib\t%s\nsbd_cpu_s_during_storm\t%s\n' "$(awk '/^VmRSS/{print $2}' /proc/$pid/status)" "$(awk "BEGIN{print ($c1-$c0)/100}")"; grep onset_round_ms /tmp/rounds.txt; } >"$LAB_OUT/storm-sbd.txt"

@@ -12,6 +12,7 @@
 const fs = require('node:fs');
 const { spawn, spawnSync } = require('node:child_process');
 const readline = require('node:readline');
+const { sbdIncidents } = require('./journal-incidents.js');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const BRAKE = 64 * 2 ** 20;
@@ -25,10 +26,9 @@ function alive(pid) {
   }
 }
 
-/** sbd's incidents about this unit in the last minutes (its journal lines are JSON). */
+/** sbd's incidents about this unit in the last minutes, from its journal. */
 function incidents(unit) {
-  const out = spawnSync('journalctl', ['--user', '-u', 'sbd.service', '--no-pager', '-o', 'cat', '--since', '-5min'], { encoding: 'utf8' }).stdout ?? '';
-  return out.split('\n').filter((l) => l.includes(`"unit":"${unit}"`) && l.includes('"event":')).map((l) => JSON.parse(l.replace(/^<\d>/, '')));
+  return sbdIncidents(['--since', '-5min']).filter((i) => i.unit === unit);
 }
 
 async function main() {

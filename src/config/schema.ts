@@ -47,6 +47,41 @@ export const detectorSchema = z
   .strict()
   .refine((d) => d.clearShare <= d.tripShare, { message: 'a value not above detector.tripShare', path: ['clearShare'] });
 
+/** Where sbd's own HTTP /metrics may listen: loopback only (other users and hosts read the textfile through node_exporter). */
+const LOOPBACK_HOSTS = ['127.0.0.1', '::1'] as const;
+
+/** "127.0.0.1:PORT" or "[::1]:PORT", parsed; anything else (another address, no port) is refused with what to write. */
+const httpListen = z.string().transform((v, ctx) => {
+  const m = /^(?:(127\.0\.0\.1)|\[(::1)\]):(\d{1,5})$/.exec(v);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port < 1 || port > 65535) {
+    ctx.addIssue({ code: 'custom', message: '"127.0.0.1:PORT" or "[::1]:PORT" with a port from 1 to 65535, such as "127.0.0.1:9464" (loopback only: on a shared server other users and Prometheus read the metrics through node_exporter\'s textfile collector, metrics.textfileDirectory)' });
+    return z.NEVER;
+  }
+  return { host: (m[1] ?? m[2]) as (typeof LOOPBACK_HOSTS)[number], port };
+});
+
+export const metricsSchema = z
+  .object({
+    /**
+     * node_exporter's textfile collector directory (its --collector.textfile.directory): sbd
+     * writes its metrics there, atomically, shortly after each change and once a minute. Unset:
+     * no textfile. An absolute path.
+     */
+    textfileDirectory: z.string().refine((d) => d.startsWith('/'), { message: 'an absolute directory path, such as "/var/lib/prometheus/node-exporter"' }).optional(),
+    /**
+     * The file's name in that directory. Unset: "sessionbrake-USER.prom" (USER: the user sbd runs
+     * as), so that the sbds of several users can share one node_exporter's directory, which it
+     * reads flat (only *.prom directly in it).
+     */
+    textfileName: z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*\.prom$/, 'a file name ending in ".prom" (letters, digits, "_", "-", "."), such as "sessionbrake-alice.prom"').optional(),
+    /** sbd's own HTTP endpoint, GET /metrics: "127.0.0.1:PORT" or "[::1]:PORT". Unset: off. */
+    httpListen: httpListen.optional(),
+    /** Series per session (labelled with the session's name): its brake, its memory, how long it has stood still. Off: a fleet's series stay bounded. */
+    perSession: z.boolean().default(false),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     /** The slices whose scopes and services are sessions. */
@@ -143,8 +178,11 @@ export const configSchema = z
     notifyCommand: z.array(z.string().min(1)).min(1).optional(),
     /** How long the notify command and everything it started may run before its whole group is killed. */
     notifyTimeoutS: seconds.default(10),
+    /** Prometheus metrics (issue 14, docs/metrics.md): the textfile for node_exporter, and an optional HTTP /metrics on loopback. */
+    metrics: metricsSchema.default(() => metricsSchema.parse({})),
   })
   .strict();
 
 export type Config = z.infer<typeof configSchema>;
 export type DetectorConfig = Config['detector'];
+export type MetricsConfig = Config['metrics'];

@@ -223,7 +223,7 @@ export class BrakeController {
       b.expiryTold = true;
       return;
     }
-    const figures = { name: victim.name, pids: victim.pids, rssBytes: victim.rssBytes, sparedGit: victim.sparedGit, protectedPids: choice.protectedPids, ...why };
+    const figures = { name: victim.name, pids: victim.pids, rssBytes: victim.rssBytes, brakeBytes: session.memoryHigh, sparedGit: victim.sparedGit, protectedPids: choice.protectedPids, ...why };
     const telling = `stopping ${victim.name} (${victim.pids.length} process${victim.pids.length === 1 ? '' : 'es'}, ${formatSize(victim.rssBytes)}): SIGTERM now, SIGKILL after ${termToKillS} s`;
     if (this.deps.config.observeOnly) {
       if (!b.expiryTold) this.tell(session, 'will-stop', telling, figures);

@@ -1,6 +1,7 @@
 /**
- * Incidents: what sbd tells about a session, once per occurrence. Each goes to the log, to the
- * D-Bus Incident signal (sbctl watch), and into the session's "last action" for status.
+ * Incidents: what sbd tells about a session, once per occurrence. Each goes to the log (or, under
+ * journald, natively to the journal: src/journal/), to the D-Bus Incident signal (sbctl watch),
+ * and into the session's "last action" for status.
  */
 import type { Logger } from './log';
 
@@ -41,11 +42,22 @@ export interface Incident {
   [figure: string]: unknown;
 }
 
+const WARNINGS: ReadonlySet<IncidentType> = new Set<IncidentType>(['subtree-stopped', 'stop-finished', 'will-stop', 'standing-still', 'slice-standing-still', 'culprit', 'machine-short', 'procs-reaped', 'pegged', 'missing', 'silent', 'oom-kill', 'deadline-dropped']);
+
+/** The log level an incident of this type is told at. */
+export function incidentLevel(type: IncidentType): 'warn' | 'info' {
+  return WARNINGS.has(type) ? 'warn' : 'info';
+}
+
+/** Tells an incident elsewhere than the log (the journal, natively): true when it was taken. */
+export type IncidentWriter = (i: Incident, level: 'warn' | 'info') => boolean;
+
 export class Incidents {
   private readonly listeners: Array<(i: Incident) => void> = [];
   private readonly last = new Map<string, Incident>();
 
-  constructor(private readonly log: Logger) {}
+  /** `writer`: where incidents go instead of a log line, when it takes them (src/journal/). */
+  constructor(private readonly log: Logger, private readonly writer?: IncidentWriter) {}
 
   onIncident(l: (i: Incident) => void): void {
     this.listeners.push(l);
@@ -53,8 +65,8 @@ export class Incidents {
 
   tell(i: Incident): void {
     this.last.set(i.unit, i);
-    const level = ['subtree-stopped', 'stop-finished', 'will-stop', 'standing-still', 'slice-standing-still', 'culprit', 'machine-short', 'procs-reaped', 'pegged', 'missing', 'silent', 'oom-kill', 'deadline-dropped'].includes(i.type) ? 'warn' : 'info';
-    this.log[level]({ event: i.type, ...i }, i.message);
+    const level = incidentLevel(i.type);
+    if (!this.writer?.(i, level)) this.log[level]({ event: i.type, ...i }, i.message);
     for (const l of this.listeners) l(i);
   }
 

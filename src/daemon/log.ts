@@ -12,6 +12,11 @@ const PRIORITIES: Array<[pino.Level, number]> = [
 
 export type Logger = pino.Logger;
 
+/** The syslog priority of a pino level (the journal's PRIORITY=). */
+export function syslogPriority(level: pino.Level): number {
+  return PRIORITIES.find(([l]) => l === level)?.[1] ?? 6;
+}
+
 export function createLogger(env: NodeJS.ProcessEnv = process.env, level: pino.Level = 'info'): Logger {
   const base = { base: { service: 'sbd' }, level, timestamp: pino.stdTimeFunctions.isoTime };
   if (!env.JOURNAL_STREAM) return pino(base, pino.destination({ dest: 1, sync: true }));

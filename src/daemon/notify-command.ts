@@ -121,6 +121,8 @@ export class NotifyCommand {
     private readonly timeoutS: number,
     private readonly log: Logger,
     private readonly maxRunning = MAX_NOTIFY_RUNNING,
+    /** Told once per failed run (could not start, exited non-zero, timed out) and per dropped incident: sbd's metrics count them. */
+    private readonly onFailure: () => void = () => undefined,
   ) {}
 
   /** Run the command for `incident`, or drop it (counted) when maxRunning already run. */
@@ -129,6 +131,7 @@ export class NotifyCommand {
     if (cmd === undefined) return;
     if (this.running >= this.maxRunning) {
       this.dropped++;
+      this.onFailure();
       return;
     }
     this.running++;
@@ -166,6 +169,7 @@ export class NotifyCommand {
       this.running--;
       const output = Buffer.concat(chunks).toString('utf8');
       const line = { ...fields, exitCode: closed?.code ?? null, signal: closed?.signal ?? null, timedOut, killed, durationMs: Math.round(performance.now() - startedAt), output, outputTruncated: truncated };
+      if (err || timedOut || closed?.code !== 0) this.onFailure();
       if (err) this.log.warn({ event: 'notify-failed', ...line, errCode: err.code ?? null, err: err.message }, `the notify command ${program} could not run`);
       else if (timedOut || closed?.code !== 0) this.log.warn({ event: 'notify-failed', ...line }, `the notify command ${program} ${timedOut ? `did not end within ${this.timeoutS} s: its process group was killed` : 'failed'}`);
       else this.log.info({ event: 'notify-done', ...line }, `the notify command ${program} ran`);

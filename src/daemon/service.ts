@@ -27,8 +27,13 @@ import { NotifyCommand } from './notify-command';
 import type { Logger } from './log';
 import { notify, startWatchdog } from './notify';
 import { OomKillWatch } from '../oom/watch';
+import { incidentJournal } from '../journal/incident-journal';
 import { type SavedSession, type SavedState, defaultStatePath, loadState, saveState } from './state-file';
 import { monotonicMs } from '../util/clock';
+import { currentOf } from '../actions/machine';
+import { sessionVerdictFigures, sliceEpisodeScope } from '../metrics/from-verdict';
+import type { SbdView, SessionState } from '../metrics/registry';
+import { startMetrics } from '../metrics/start';
 
 export interface RunningService {
   status(): StatusReport;
@@ -42,15 +47,23 @@ function watchedFiles(s: Session): string[] {
   return files;
 }
 
-const STATE_NAMES: Record<string, string> = { clear: 'ok', warm: 'warm', hot: 'hot', 'standing-still': 'standing-still' };
+const STATE_NAMES: Record<string, SessionState> = { clear: 'ok', warm: 'warm', hot: 'hot', 'standing-still': 'standing-still' };
 
 export async function startService(config: Config, bus: dbus.MessageBus, log: Logger, env: NodeJS.ProcessEnv): Promise<RunningService> {
   const startedAt = monotonicMs();
   await claimServiceName(bus); // the lease first: a second sbd leaves here having read nothing
   const manager = await DbusUserManager.attach(bus);
   const registry = new SessionRegistry(manager, config.slices, recordsDir(env), (msg, fields) => log.warn(fields, msg));
-  const incidents = new Incidents(log);
+  const incidents = new Incidents(log, incidentJournal(env, log)); // under journald, natively: no stdout line too
   let busService: BusService | undefined;
+  // Prometheus metrics (issue 14): counted from incidents and verdicts, gauges read from sbd's
+  // state when the textfile is written or /metrics is scraped. The view is filled in below.
+  let view: (perSession: boolean) => SbdView = () => ({ sessions: [], monitors: [] });
+  const metrics = startMetrics({ config: config.metrics, version: VERSION, graceS: config.detector.graceS, slices: config.slices, view: (p) => view(p), log });
+  incidents.onIncident((i) => {
+    metrics.metrics.count(i);
+    metrics.changed();
+  });
   incidents.onIncident((i) => busService?.emitIncident(i));
   // The agent's own view (issue 13): what concerns it goes to its session's inbox, and as a signal.
   const inbox = new InboxWriter(inboxDir(env)); // one writer: it knows each file as it left it
@@ -65,7 +78,10 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     }
   });
   if (config.notifyCommand) {
-    const notifier = new NotifyCommand(config.notifyCommand, config.notifyTimeoutS, log);
+    const notifier = new NotifyCommand(config.notifyCommand, config.notifyTimeoutS, log, undefined, () => {
+      metrics.metrics.notifyFailed();
+      metrics.changed();
+    });
     incidents.onIncident((i) => notifier.run(i));
   }
 
@@ -99,6 +115,8 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const freeze = new FreezeWatch(config, incidents, () => registry.values());
   const oomKills = new OomKillWatch({ tell: (i) => incidents.tell(i), observeOnly: config.observeOnly });
   const feeds = new Map<string, SessionFeed>();
+  /** Each session's last verdict state, to tell the metrics when it moved. */
+  const feedStates = new Map<string, string>();
   const byFile = new Map<string, Session>();
   const watch = new FileWatch(({ path: file, kind }) => {
     if (monitorFile(file, kind)) return;
@@ -150,6 +168,10 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     watchFile: (file) => watch.add(file),
     unwatchFile: (file) => watch.remove(file),
     log,
+    observeVerdict: (v, sample) => {
+      const scope = sliceEpisodeScope(v, sample);
+      if (scope) metrics.metrics.episode(scope);
+    },
   });
 
   const feedMode = (): FeedMode => {
@@ -169,7 +191,16 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
       // the kernel's count (every session of the slice has its directory there); sbd's own only
       // when the slice cannot be read
       unitsInSlice: () => cgroupsInSlice(path.dirname(s.cgroupDir)) ?? registry.countInSlice(s.slice),
-      onVerdict: (v, sample) => controller.onVerdict(s, feed, v, sample),
+      onVerdict: (v, sample) => {
+        const figures = sessionVerdictFigures(v, sample);
+        if (figures.episode) metrics.metrics.episode('session');
+        if (figures.onsetToVerdictS !== undefined) metrics.metrics.verdictAfterOnset(figures.onsetToVerdictS);
+        if (feedStates.get(s.unit) !== v.state) {
+          feedStates.set(s.unit, v.state);
+          metrics.changed(); // warm, hot: the sessions gauge moved
+        }
+        controller.onVerdict(s, feed, v, sample);
+      },
       // not from inside the 'added' handler (a restored deadline samples at once): on the next turn
       onGone: () => setImmediate(() => registry.ended(s, 'gone (PSI trigger POLLERR, or vanished while sampling)')),
       log: (msg, fields) => log.debug(fields, msg),
@@ -193,11 +224,13 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     slices.watch(s);
     oomKills.watch(s);
     updateStatus();
+    metrics.changed();
   });
   registry.on('removed', (s, why) => {
     log.info({ event: 'session-removed', unit: s.unit, id: s.id, why }, 'session removed');
     feeds.get(s.unit)?.stop();
     feeds.delete(s.unit);
+    feedStates.delete(s.unit);
     for (const file of watchedFiles(s)) {
       watch.remove(file);
       byFile.delete(file);
@@ -210,6 +243,42 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     save(s.unit, undefined);
     slices.unwatch(s);
     updateStatus();
+    metrics.changed();
+  });
+
+  /** The session's state as status shows it. */
+  const sessionState = (s: Session): SessionState => {
+    const feed = feeds.get(s.unit);
+    // A running deadline is standing still, whether or not a verdict came since it was
+    // restored after a restart (the first window after a restart is two seconds away).
+    return controller.stopping(s.unit) ? 'stopping' : feed?.state.deadline ? 'standing-still' : STATE_NAMES[feed?.lastVerdict?.state ?? 'clear'] ?? 'ok';
+  };
+  view = (perSession) => {
+    const now = monotonicMs(); // the deadlines' clock
+    return {
+      sessions: registry.list().map((s) => {
+        const feed = feeds.get(s.unit);
+        const deadline = feed?.state.deadline;
+        return {
+          name: s.id,
+          slice: s.slice,
+          state: sessionState(s),
+          feed: feed?.mode,
+          standingStillS: deadline ? Math.max(0, (now - deadline.startedAtMs) / 1000) : undefined,
+          memoryHighBytes: s.memoryHigh,
+          ...(perSession ? { currentBytes: currentOf(s.cgroupDir) } : {}),
+        };
+      }),
+      monitors: monitors.list().map((r) => r.lifecycle),
+    };
+  };
+  const monitorStates = new Map<string, string>();
+  monitors.observe({
+    saved: (r) => {
+      if (monitorStates.get(r.id) === r.lifecycle) return; // a tick's save: nothing the metrics show
+      monitorStates.set(r.id, r.lifecycle);
+      metrics.changed();
+    },
   });
 
   const health = (): ServiceHealth => ({ running: true, pid: process.pid, version: VERSION, uptimeS: (monotonicMs() - startedAt) / 1000, feed: feedMode(), observeOnly: config.observeOnly, slices: config.slices });
@@ -219,12 +288,8 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
       .list()
       .map((s) => {
         const feed = feeds.get(s.unit);
-        const stopping = controller.brake(s.unit).stopping;
         const deadline = feed?.state.deadline;
-        // A running deadline is standing still, whether or not a verdict came since it was
-        // restored after a restart (the first window after a restart is two seconds away).
-        const state = stopping ? 'stopping' : deadline ? 'standing-still' : STATE_NAMES[feed?.lastVerdict?.state ?? 'clear'] ?? 'ok';
-        return sessionRow(s, state, deadline ? Math.max(0, (deadline.endsAtMs - now) / 1000) : null, incidents.lastAction(s.unit), Date.now(), feed?.describe() ?? null);
+        return sessionRow(s, sessionState(s), deadline ? Math.max(0, (deadline.endsAtMs - now) / 1000) : null, incidents.lastAction(s.unit), Date.now(), feed?.describe() ?? null);
       })
       .filter((r): r is SessionRow => r !== undefined);
   };
@@ -249,6 +314,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     status,
     stop: () => {
       stopWatchdog();
+      metrics.close(); // the textfile stays: its age shows sbd stopped
       freeze.stop();
       monitors.close();
       slices.stop();

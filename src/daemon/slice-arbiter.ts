@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { Config } from '../config/schema';
 import type { Session } from '../sessions/registry';
 import type { SliceRow } from '../sessions/status';
-import type { SliceLimits } from '../slice/detector';
+import type { SliceLimits, SliceSample, SliceVerdict } from '../slice/detector';
 import { SliceFeed } from '../slice/feed';
 import { MachineWatch } from '../slice/machine-watch';
 import { readSliceSample } from '../slice/read';
@@ -32,6 +32,8 @@ export interface SliceArbiterDeps {
   watchFile(file: string): void;
   unwatchFile(file: string): void;
   log: Logger;
+  /** Every slice verdict, before the controller acts on it (sbd's metrics count the episodes). */
+  observeVerdict?(verdict: SliceVerdict, sample: SliceSample): void;
 }
 
 export class SliceArbiter {
@@ -78,7 +80,10 @@ export class SliceArbiter {
     const feed = new SliceFeed(s.slice, path.dirname(s.cgroupDir), {
       config: this.deps.config.detector,
       limits: this.limits,
-      onVerdict: (v, sample) => this.controller.onVerdict(feed, v, sample),
+      onVerdict: (v, sample) => {
+        this.deps.observeVerdict?.(v, sample);
+        this.controller.onVerdict(feed, v, sample);
+      },
       onGone: () => this.drop(s.slice),
       log: (msg, fields) => log.debug(fields, msg),
       now: monotonicMs,

@@ -53,6 +53,12 @@ export interface DetectorState {
   mutedUntilMs: number;
   /** The last full window, for status. */
   lastWindow: WindowVerdict | undefined;
+  /**
+   * The episode's onset: where the first hot window of the current run of hot windows began
+   * (the sample it started from; for a session woken by its PSI trigger, the wake). undefined
+   * while no window is hot. The samples' clock (monotonic ms).
+   */
+  onsetMs: number | undefined;
 }
 
 export type Event =
@@ -73,11 +79,13 @@ export interface Verdict {
   window: WindowVerdict | undefined;
   hotWindows: number;
   deadlineRemainingMs: number | undefined;
+  /** On a standing-still verdict: the episode's onset (DetectorState.onsetMs); the verdict's own time is the sample's atMs. */
+  onsetMs?: number;
   /** One line a person can read: the figures and the rule that decided. */
   explain: string;
 }
 
-export const initialState = (): DetectorState => ({ last: undefined, hotWindows: 0, deadline: undefined, mutedUntilMs: 0, lastWindow: undefined });
+export const initialState = (): DetectorState => ({ last: undefined, hotWindows: 0, deadline: undefined, mutedUntilMs: 0, lastWindow: undefined, onsetMs: undefined });
 
 /** Fallback rule: "grew less than min(1 % of the brake, 16 MiB)" counts as not growing. */
 export const FALLBACK_GROWTH_SHARE_OF_BRAKE = 0.01;
@@ -161,43 +169,45 @@ export function step(state: DetectorState, sample: DetectorSample, cfg: Detector
 
   // Mute after our own lowering: lowering a live cgroup's brake manufactures exactly this signal.
   if (now < s.mutedUntilMs) {
-    s = { ...s, hotWindows: 0, deadline: undefined };
+    s = { ...s, hotWindows: 0, deadline: undefined, onsetMs: undefined };
     return [s, verdict('muted', w, s, now)];
   }
 
   if (s.deadline !== undefined) {
     // Progress clears: a real drop of memory since the deadline started. New output does not count.
     if (s.deadline.currentAtStart - sample.currentBytes >= cfg.progressDrop) {
-      s = { ...s, deadline: undefined, hotWindows: 0 };
+      s = { ...s, deadline: undefined, hotWindows: 0, onsetMs: undefined };
       return [s, verdict('progress', w, s, now)];
     }
     if (w.kind === 'clear') {
-      s = { ...s, deadline: undefined, hotWindows: 0 };
+      s = { ...s, deadline: undefined, hotWindows: 0, onsetMs: undefined };
       return [s, verdict('cleared', w, s, now)];
     }
     if (now >= s.deadline.endsAtMs) return [s, verdict('deadline-expired', w, s, now)];
     return [s, verdict('window', w, s, now)];
   }
 
-  if (w.kind === 'hot') s = { ...s, hotWindows: s.hotWindows + 1 };
-  else if (w.kind === 'clear') s = { ...s, hotWindows: 0 };
+  // The onset is where the run's first hot window began: the sample it was measured from.
+  if (w.kind === 'hot') s = { ...s, hotWindows: s.hotWindows + 1, onsetMs: s.hotWindows === 0 || s.onsetMs === undefined ? last.atMs : s.onsetMs };
+  else if (w.kind === 'clear') s = { ...s, hotWindows: 0, onsetMs: undefined };
   // (warm neither starts nor ends anything)
 
   // Two hot windows in a row before a session counts as standing still.
   if (s.hotWindows >= cfg.hotWindowsToStall) {
     const grace = cfg.graceS * 1000 * (sample.measure === 'fallback' ? FALLBACK_GRACE_FACTOR : 1);
     s = { ...s, deadline: { startedAtMs: now, endsAtMs: now + grace, currentAtStart: sample.currentBytes } };
-    return [s, verdict('standing-still', w, s, now)];
+    const v = verdict('standing-still', w, s, now);
+    return [s, s.onsetMs === undefined ? v : { ...v, onsetMs: s.onsetMs }];
   }
   return [s, verdict('window', w, s, now)];
 }
 
 /** After we lowered the session's brake ourselves: stay quiet for muteAfterLowerS. */
 export function muteAfterLowering(state: DetectorState, nowMs: number, cfg: DetectorConfig): DetectorState {
-  return { ...state, hotWindows: 0, deadline: undefined, mutedUntilMs: nowMs + cfg.muteAfterLowerS * 1000 };
+  return { ...state, hotWindows: 0, deadline: undefined, mutedUntilMs: nowMs + cfg.muteAfterLowerS * 1000, onsetMs: undefined };
 }
 
 /** After the biggest command was stopped, or the brake raised: the episode starts over. */
 export function resetEpisode(state: DetectorState): DetectorState {
-  return { ...state, hotWindows: 0, deadline: undefined };
+  return { ...state, hotWindows: 0, deadline: undefined, onsetMs: undefined };
 }

@@ -26,3 +26,15 @@ test('bench: spread() gives median, min and max; secs() prints them', () => {
   assert.equal(secs(spread([3.71, 4.04, 3.95])), '4.0 s (3.7–4.0)');
   assert.equal(secs(undefined), '-');
 });
+
+test('bench: sbd\'s incidents read back from the journal, native entries and stdout lines alike (issue 14)', () => {
+  const { incidentOf } = require('../../bench/guest/journal-incidents.js');
+  const native = { MESSAGE: 'standing still against its own brake (...)', INCIDENT: 'standing-still', UNIT: 'storm-3.scope', SESSION: 'storm-3', _SOURCE_REALTIME_TIMESTAMP: '1796077774656704', __REALTIME_TIMESTAMP: '1796077774657000', CULPRIT: undefined, RULE: undefined };
+  assert.deepEqual(incidentOf(native), { event: 'standing-still', unit: 'storm-3.scope', session: 'storm-3', atMs: 1796077774657, culprit: undefined, rule: undefined });
+  const line = { event: 'culprit', unit: 'b.scope', session: 'b', atMs: 5, rule: 'grew-most' };
+  assert.deepEqual(incidentOf({ MESSAGE: JSON.stringify(line) }), line, 'a stdout JSON line (before issue 14, or a send that failed)');
+  assert.deepEqual(incidentOf({ MESSAGE: `<4>${JSON.stringify(line)}` }), line);
+  assert.equal(incidentOf({ MESSAGE: '{"event":"ready","msg":"sbd ready"}' }), undefined, 'a log line that is no incident');
+  assert.equal(incidentOf({ MESSAGE: 'Started sbd.service' }), undefined);
+  assert.equal(incidentOf({ MESSAGE: null }), undefined, 'a field journalctl did not show');
+});

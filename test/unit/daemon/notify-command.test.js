@@ -137,3 +137,27 @@ test('groupMembers: same session, or the run\'s marker (after setsid); never a z
   ];
   assert.deepEqual(groupMembers(procs, 10, 'run-1').map((p) => p.pid), [10, 11, 12]);
 });
+
+test('failures are told to sbd\'s metrics (issue 14): a non-zero exit, a program that does not exist, a time-out and each dropped incident; a success is not', async () => {
+  const l = logger();
+  let failures = 0;
+  const count = () => { failures++; };
+  const ok = new NotifyCommand(['true'], 5, l.log, undefined, count);
+  ok.run(incident());
+  await ok.settled();
+  assert.equal(failures, 0, 'a success');
+  const exit1 = new NotifyCommand(['false'], 5, l.log, undefined, count);
+  exit1.run(incident());
+  await exit1.settled();
+  assert.equal(failures, 1, 'exit status 1');
+  const missing = new NotifyCommand(['/nonexistent/notify'], 5, l.log, undefined, count);
+  missing.run(incident());
+  await missing.settled();
+  assert.equal(failures, 2, 'could not run');
+  const slow = new NotifyCommand(['sleep', '30'], 0.3, l.log, 1, count);
+  slow.run(incident(1));
+  slow.run(incident(2)); // one at a time: dropped
+  assert.equal(failures, 3, 'the dropped incident, at once');
+  await slow.settled();
+  assert.equal(failures, 4, 'the time-out');
+});

@@ -217,3 +217,22 @@ test('property: every verdict explains itself with the figures that decided', ()
     return vs.slice(1).every((v) => v.window !== undefined && v.explain.includes(`share ${v.window.share.toFixed(2)}`) && v.explain.includes('hot windows'));
   }));
 });
+
+test("the episode's onset: where the run's first hot window began, told with the standing-still verdict (issue 14's onset-to-verdict histogram)", () => {
+  const s = session();
+  // a warm window (0-2000 ms), then hot ones from 2000: the onset is 2000, the verdict at 6000
+  const vs = run([s.first(), s.next({ share: 0.15, ownHigh: 5 }), s.next({ share: 0.6, ownHigh: 50 }), s.next({ share: 0.6, ownHigh: 50 })]);
+  assert.equal(vs[2].stateAfter.onsetMs, 2000, 'the first hot window began at the sample before it');
+  assert.equal(vs[3].event, 'standing-still');
+  assert.equal(vs[3].onsetMs, 2000);
+  assert.equal(vs[3].stateAfter.last.atMs - vs[3].onsetMs, 4000, 'two windows from onset to verdict');
+  // a clear window ends the run: the next run's onset is its own
+  const t = session();
+  const ws = run([t.first(), t.next({ share: 0.6, ownHigh: 50 }), t.next({ share: 0 }), t.next({ share: 0.6, ownHigh: 50 }), t.next({ share: 0.6, ownHigh: 50 })]);
+  assert.equal(ws[2].stateAfter.onsetMs, undefined, 'cleared: no onset');
+  assert.equal(ws[4].event, 'standing-still');
+  assert.equal(ws[4].onsetMs, 4000);
+  assert.equal(resetEpisode(ws[4].stateAfter).onsetMs, undefined, 'a raise or a stop starts the next episode afresh');
+  assert.equal(muteAfterLowering(ws[4].stateAfter, 0, cfg).onsetMs, undefined);
+  assert.equal(vs[1].onsetMs, undefined, 'only a standing-still verdict carries it');
+});

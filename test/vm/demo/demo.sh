@@ -52,10 +52,10 @@ as sbctl status build
 say "sbctl status --json: the same for tools"
 as sbctl status build --json | head -24
 
-say "sbd's journal: each incident is a structured entry (journalctl --user as tester; here as root)"
-journalctl _UID=1000 _SYSTEMD_USER_UNIT=sbd.service --no-pager -o cat | grep -v '^{' | tail -8
-journalctl _UID=1000 _SYSTEMD_USER_UNIT=sbd.service --no-pager -o verbose -n 200 2>/dev/null | \
-  grep -E '^ +(MESSAGE|MESSAGE_ID|SESSION|UNIT|BRAKE_BYTES|RSS_BYTES)=' | tail -6
+say "sbd's journal: each incident is a structured entry with a fixed MESSAGE_ID (journalctl --user as tester)"
+as journalctl --user -t sbd --no-pager -o cat | tail -4
+echo "-- the last brake raise, with its fields (journalctl --user MESSAGE_ID=2500977d10d841ddb3ab9d852af4c967 -o verbose):"
+as journalctl --user MESSAGE_ID=2500977d10d841ddb3ab9d852af4c967 -n 1 --no-pager -o verbose | grep -E '^ +[A-Z_]+=' | grep -v '^ *_' | head -12
 
 say "Stopping sbd: sbctl status still shows the sessions, straight from systemd, and exits 3"
 kill "$WATCH" 2>/dev/null

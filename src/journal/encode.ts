@@ -1,0 +1,46 @@
+/**
+ * A journal entry in the bytes of journald's native protocol (systemd.io/JOURNAL_NATIVE_PROTOCOL),
+ * pure: the addon only sends them (native/journal_send.cc). Each field is `KEY=value\n`, or, when
+ * the value holds a newline, `KEY\n` + its length as a 64-bit little-endian integer + the value +
+ * `\n`. A key may repeat (the journal keeps every value).
+ */
+
+/** One field of an entry, in the order it is sent. */
+export type JournalField = readonly [name: string, value: string | Buffer];
+
+/** The longest field name journald keeps (journal_field_valid()): a longer one is dropped on arrival, silently. */
+export const FIELD_NAME_MAX = 64;
+
+/**
+ * Why `name` cannot be a field a client sends, or undefined when it can: uppercase A-Z, digits
+ * and `_`, not starting with a digit, not with `_` (those are the journal's own, trusted
+ * fields: it drops them from a client), at most 64 characters.
+ */
+export function fieldNameProblem(name: string): string | undefined {
+  if (name.length === 0) return 'a field name is empty';
+  if (name.length > FIELD_NAME_MAX) return `the field name ${name} is longer than ${FIELD_NAME_MAX} characters`;
+  if (name.startsWith('_')) return `the field name ${name} starts with "_", which only the journal itself may send`;
+  if (/^[0-9]/.test(name)) return `the field name ${name} starts with a digit`;
+  if (!/^[A-Z0-9_]+$/.test(name)) return `the field name ${JSON.stringify(name)} has a character other than A-Z, 0-9 and "_"`;
+  return undefined;
+}
+
+/** The entry's bytes. Throws a RangeError naming the first bad field name (nothing is half-encoded). */
+export function encodeEntry(fields: readonly JournalField[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const [name, raw] of fields) {
+    const problem = fieldNameProblem(name);
+    if (problem !== undefined) throw new RangeError(`journal entry: ${problem}`);
+    const value = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
+    if (!value.includes(0x0a)) {
+      parts.push(Buffer.from(`${name}=`, 'ascii'), value, NEWLINE);
+      continue;
+    }
+    const length = Buffer.alloc(8);
+    length.writeBigUInt64LE(BigInt(value.length));
+    parts.push(Buffer.from(`${name}\n`, 'ascii'), length, value, NEWLINE);
+  }
+  return Buffer.concat(parts);
+}
+
+const NEWLINE = Buffer.from('\n', 'ascii');
