@@ -12,6 +12,7 @@ import { userBusAddress } from '../systemd/address';
 import { describeOomPolicy } from '../systemd/features';
 import { DbusUserManager } from '../systemd/user-manager';
 import { onPath } from '../util/on-path';
+import { xdgHome } from '../util/xdg';
 import { SERVICE_UNIT } from './install';
 
 export interface Check {
@@ -75,7 +76,7 @@ export async function runChecks(env: NodeJS.ProcessEnv, configFile: string | und
     manager.close();
   }
 
-  checks.push(pathCheck({ sbctl: onPath('sbctl', env.PATH), sbd: onPath('sbd', env.PATH) }, env.PATH ?? '', os.homedir()));
+  checks.push(pathCheck({ sbctl: onPath('sbctl', env.PATH), sbd: onPath('sbd', env.PATH) }, env.PATH ?? '', xdgHome('bin', env), os.homedir()));
 
   const file = configFile ?? defaultConfigPath(env);
   try {
@@ -117,26 +118,27 @@ export function psiCheck(present: boolean, cmdline: string): Check {
 }
 
 /**
- * sbctl and sbd by name (pure over where PATH finds them). `npm start` links both into
- * ~/.local/bin, which many distributions put on PATH only when it exists at login.
+ * sbctl and sbd by name (pure over where PATH finds them). `npm start` links both into the user's
+ * bin directory (~/.local/bin, or $XDG_BIN_HOME), which many distributions put on PATH only when
+ * it exists at login.
  */
-export function pathCheck(found: { sbctl: string | undefined; sbd: string | undefined }, pathVar: string, home: string): Check {
+export function pathCheck(found: { sbctl: string | undefined; sbd: string | undefined }, pathVar: string, binDir: string, home: string): Check {
   const missing = (['sbctl', 'sbd'] as const).filter((n) => found[n] === undefined);
   if (missing.length === 0) return { name: 'on PATH', ok: true, detail: `sbctl is ${found.sbctl}, sbd is ${found.sbd}` };
-  const localBin = path.join(home, '.local', 'bin');
-  const linked = missing.every((n) => fs.existsSync(path.join(localBin, n)));
-  const onIt = pathVar.split(':').includes(localBin);
+  const linked = missing.every((n) => fs.existsSync(path.join(binDir, n)));
+  const onIt = pathVar.split(':').includes(binDir);
   if (linked && !onIt) {
+    const shown = binDir === home || binDir.startsWith(`${home}/`) ? `$HOME${binDir.slice(home.length)}` : binDir;
     return {
       name: 'on PATH', ok: false,
-      detail: `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} in ${localBin}, which is not on PATH`,
-      fix: `echo 'export PATH="$HOME/.local/bin:$PATH"' >> ~/.profile, then log in again (or run that export in this shell)`,
+      detail: `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} in ${binDir}, which is not on PATH`,
+      fix: `echo 'export PATH="${shown}:$PATH"' >> ~/.profile, then log in again (or run that export in this shell)`,
     };
   }
   return {
     name: 'on PATH', ok: false,
     detail: `${missing.join(' and ')} not found on PATH`,
-    fix: 'run `npm start` in the checkout (it links sbctl and sbd into ~/.local/bin), or install the package: npm install -g --prefix ~/.local sessionbrake-VERSION.tgz',
+    fix: `run \`npm start\` in the checkout (it links sbctl and sbd into ${binDir}), or install the package: npm install -g --prefix ~/.local sessionbrake-VERSION.tgz`,
   };
 }
 

@@ -11,7 +11,7 @@ const path = require('node:path');
 const { pathCheck, sbdResourceChecks, parseOpenFilesLimit, countInotifyWatches, SESSIONS_OF_HEADROOM } = require('../../../dist/cli/doctor.js');
 
 test('on PATH: both found is OK and says where', () => {
-  const c = pathCheck({ sbctl: '/home/a/.local/bin/sbctl', sbd: '/home/a/.local/bin/sbd' }, '/usr/bin:/home/a/.local/bin', '/home/a');
+  const c = pathCheck({ sbctl: '/home/a/.local/bin/sbctl', sbd: '/home/a/.local/bin/sbd' }, '/usr/bin:/home/a/.local/bin', '/home/a/.local/bin', '/home/a');
   assert.deepEqual([c.ok, c.detail], [true, 'sbctl is /home/a/.local/bin/sbctl, sbd is /home/a/.local/bin/sbd']);
 });
 
@@ -19,18 +19,25 @@ test('on PATH: linked into ~/.local/bin but that is not on PATH: the export is t
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-home-'));
   fs.mkdirSync(path.join(home, '.local', 'bin'), { recursive: true });
   for (const n of ['sbctl', 'sbd']) fs.symlinkSync('/bin/true', path.join(home, '.local', 'bin', n));
-  const c = pathCheck({ sbctl: undefined, sbd: undefined }, '/usr/bin:/bin', home);
+  const c = pathCheck({ sbctl: undefined, sbd: undefined }, '/usr/bin:/bin', path.join(home, '.local', 'bin'), home);
   assert.equal(c.ok, false);
   assert.match(c.detail, /^sbctl and sbd are in .*\.local\/bin, which is not on PATH$/);
   assert.match(c.fix ?? '', /export PATH="\$HOME\/\.local\/bin:\$PATH"/);
+  // $XDG_BIN_HOME elsewhere: named as it is
+  const other = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-xdgbin-'));
+  for (const n of ['sbctl', 'sbd']) fs.symlinkSync('/bin/true', path.join(other, n));
+  const x = pathCheck({ sbctl: undefined, sbd: undefined }, '/usr/bin', other, home);
+  assert.match(x.detail, new RegExp(`are in ${other}, which is not on PATH`));
+  assert.match(x.fix ?? '', new RegExp(`export PATH="${other}:\\$PATH"`));
+  fs.rmSync(other, { recursive: true, force: true });
   fs.rmSync(home, { recursive: true, force: true });
 });
 
 test('on PATH: not linked at all: npm start or the packed install is the fix', () => {
-  const c = pathCheck({ sbctl: '/usr/local/bin/sbctl', sbd: undefined }, '/usr/local/bin', '/nonexistent-home');
+  const c = pathCheck({ sbctl: '/usr/local/bin/sbctl', sbd: undefined }, '/usr/local/bin', '/nonexistent-home/.local/bin', '/nonexistent-home');
   assert.equal(c.ok, false);
   assert.equal(c.detail, 'sbd not found on PATH');
-  assert.match(c.fix ?? '', /npm start/);
+  assert.match(c.fix ?? '', /npm start.*into \/nonexistent-home\/\.local\/bin/);
   assert.match(c.fix ?? '', /npm install -g --prefix ~\/\.local/);
 });
 
