@@ -7,9 +7,10 @@ import * as dbus from 'dbus-next';
 import { SERVICE_INTERFACE, SERVICE_NAME, SERVICE_PATH } from '../daemon/bus-name';
 import { type HealthProps, type SessionTuple, type SliceTuple, healthFromBus, sessionFromBus, sliceFromBus } from '../daemon/bus-types';
 import type { StatusReport } from '../sessions/status';
-import { formatStatus } from './status-format';
+import { printReport } from './status-render';
 
-export const EXIT_NOT_RUNNING = 3;
+export { EXIT_NOT_RUNNING, EXIT_NO_SUCH_SESSION, jsonValue, renderStatus } from './status-render';
+
 
 /**
  * sbd owns its name but answers nothing yet: it takes the name first (the lease on what it owns)
@@ -18,7 +19,6 @@ export const EXIT_NOT_RUNNING = 3;
 export const isStarting = (err: unknown): boolean =>
   err instanceof dbus.DBusError &&
   (/UnknownMethod|UnknownObject|UnknownInterface/.test(err.type) || (/InvalidArgs/.test(err.type) && /Path not exported/.test(err.text ?? err.message))); // dbus-next's words for GetAll on a path not yet exported
-export const EXIT_NO_SUCH_SESSION = 4;
 
 /** One call to sbd's interface; the reply's arguments. */
 export async function callService(bus: dbus.MessageBus, iface: string, member: string, signature: string, body: unknown[]): Promise<unknown[]> {
@@ -46,31 +46,10 @@ export async function queryService(bus: dbus.MessageBus): Promise<StatusReport |
   }
 }
 
-/** The report as sbctl prints it: text for people, or JSON with an unlimited size as "infinity"
- * (as systemd and sbd's config write it), whether sbd answered or sbctl read systemd itself. */
-export function renderStatus(report: StatusReport, json: boolean): string {
-  return json ? JSON.stringify(report, jsonValue, 2) : formatStatus(report);
-}
-
-/** JSON.stringify's replacer for sbctl's output: Infinity (an unlimited size) as "infinity". */
-export function jsonValue(_key: string, v: unknown): unknown {
-  return v === Infinity ? 'infinity' : v;
-}
-
 /**
  * `sbctl status`: sbd's report when it runs (its answer alone: no config read, no listing of
  * systemd's units); otherwise `withoutService`, which reads systemd and the cgroup files itself.
  */
 export async function status(bus: dbus.MessageBus, withoutService: () => Promise<StatusReport>, session: string | undefined, json: boolean): Promise<number> {
-  let report = (await queryService(bus)) ?? (await withoutService());
-  if (session !== undefined) {
-    const match = report.sessions.filter((s) => s.name === session || s.unit === session);
-    if (match.length === 0) {
-      process.stderr.write(`sbctl status: no session "${session}" in ${report.service.slices.join(', ')} (sbctl status lists them)\n`);
-      return EXIT_NO_SUCH_SESSION;
-    }
-    report = { ...report, sessions: match };
-  }
-  process.stdout.write(`${renderStatus(report, json)}\n`);
-  return report.service.running ? 0 : EXIT_NOT_RUNNING;
+  return printReport((await queryService(bus)) ?? (await withoutService()), session, json);
 }

@@ -11,7 +11,7 @@ const { spawnSync } = require('node:child_process');
 const { FakeBroker } = require('../../support/fake-bus');
 const { exportService } = require('../../../dist/daemon/bus-service.js');
 const { completeSessions, bashCompletion } = require('../../../dist/cli/completion.js');
-const { buildProgram } = require('../../../dist/cli/main.js');
+const { buildProgram } = require('../../../dist/cli/program.js');
 
 const row = (name) => ({
   name, unit: `sb-${name}.scope`, state: 'ok', deadlineS: null, lastAction: null, feed: 'psi',

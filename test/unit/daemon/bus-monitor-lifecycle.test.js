@@ -15,7 +15,7 @@ const { exportService } = require('../../../dist/daemon/bus-service.js');
 const { MonitorManager } = require('../../../dist/monitor/manager.js');
 const { monitorRecoverList, monitorRecover, monitorInspect, monitorStopAll, monitorGc } = require('../../../dist/cli/monitor.js');
 const { completeHandles, bashCompletion } = require('../../../dist/cli/completion.js');
-const { buildProgram } = require('../../../dist/cli/main.js');
+const { buildProgram } = require('../../../dist/cli/program.js');
 
 async function setup(t) {
   const f = fakeMonitorHost(t);

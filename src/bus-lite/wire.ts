@@ -1,0 +1,317 @@
+/**
+ * The D-Bus wire format, little-endian, for one method call and its answer (pure): enough of the
+ * specification ("Message Protocol: Marshaling") for `sbctl status` to ask sbd without loading
+ * dbus-next, whose compile is most of a short command's start under the lab's CPU emulation.
+ * Values as dbus-next hands them: 64-bit integers as bigint, a struct as an array, a dict as an
+ * object (without a prototype), a variant as { signature, value }.
+ */
+
+/** A complete type of a signature, parsed. */
+export type WireType =
+  | { kind: 'basic'; code: string }
+  | { kind: 'array'; of: WireType }
+  | { kind: 'struct'; of: WireType[] }
+  | { kind: 'dict'; key: WireType; value: WireType }
+  | { kind: 'variant' };
+
+export class WireError extends Error {}
+
+const BASIC = 'ybnqiuxtdsogh';
+const ALIGN: Record<string, number> = { y: 1, b: 4, n: 2, q: 2, i: 4, u: 4, x: 8, t: 8, d: 8, s: 4, o: 4, g: 1, h: 4, v: 1 };
+
+/** The complete types of a signature ("(su)as" -> two). */
+export function parseSignature(sig: string): WireType[] {
+  const out: WireType[] = [];
+  let i = 0;
+  const one = (): WireType => {
+    const c = sig[i++];
+    if (c === undefined) throw new WireError(`signature "${sig}" ends too soon`);
+    if (BASIC.includes(c)) return { kind: 'basic', code: c };
+    if (c === 'v') return { kind: 'variant' };
+    if (c === 'a') {
+      if (sig[i] === '{') {
+        i++;
+        const key = one();
+        if (sig[i] === '}' || sig[i] === undefined) throw new WireError(`signature "${sig}": a dict entry holds two types`);
+        const value = one();
+        if (sig[i++] !== '}') throw new WireError(`signature "${sig}": a dict entry holds two types`);
+        return { kind: 'dict', key, value };
+      }
+      return { kind: 'array', of: one() };
+    }
+    if (c === '(') {
+      const of: WireType[] = [];
+      while (sig[i] !== ')') {
+        if (i >= sig.length) throw new WireError(`signature "${sig}": unclosed struct`);
+        of.push(one());
+      }
+      i++;
+      return { kind: 'struct', of };
+    }
+    throw new WireError(`signature "${sig}": unknown type code "${c}"`);
+  };
+  while (i < sig.length) out.push(one());
+  return out;
+}
+
+// an array (a dict is an array of entries) aligns on its length, 4; a struct and a dict entry on 8
+const alignOf = (t: WireType): number => (t.kind === 'basic' ? ALIGN[t.code] ?? 1 : t.kind === 'array' || t.kind === 'dict' ? 4 : t.kind === 'variant' ? 1 : 8);
+
+/** Reads values from a message body or header (offsets count from the message's first byte). */
+export class WireReader {
+  constructor(private readonly buf: Buffer, public offset = 0) {}
+
+  private align(n: number): void {
+    this.offset = Math.ceil(this.offset / n) * n;
+  }
+
+  private need(n: number): void {
+    if (this.offset + n > this.buf.length) throw new WireError(`message truncated: ${n} bytes wanted at offset ${this.offset} of ${this.buf.length}`);
+  }
+
+  read(t: WireType): unknown {
+    this.align(alignOf(t));
+    switch (t.kind) {
+      case 'basic':
+        return this.basic(t.code);
+      case 'variant': {
+        const sig = this.basic('g') as string;
+        const [inner, ...more] = parseSignature(sig);
+        if (!inner || more.length) throw new WireError(`a variant holds one complete type, not "${sig}"`);
+        return { signature: sig, value: this.read(inner) };
+      }
+      case 'struct':
+        return t.of.map((f) => this.read(f));
+      case 'array':
+      case 'dict': {
+        const length = this.basic('u') as number;
+        this.align(t.kind === 'dict' ? 8 : alignOf(t.of));
+        const end = this.offset + length;
+        this.need(length);
+        if (t.kind === 'dict') {
+          const obj: Record<string, unknown> = Object.create(null); // a key "__proto__" is a key, not a prototype
+          while (this.offset < end) {
+            this.align(8);
+            const k = this.read(t.key);
+            obj[String(k)] = this.read(t.value);
+          }
+          return obj;
+        }
+        const items: unknown[] = [];
+        while (this.offset < end) items.push(this.read(t.of));
+        return items;
+      }
+    }
+  }
+
+  private basic(code: string): unknown {
+    const b = this.buf;
+    const at = (n: number): number => {
+      this.need(n);
+      const o = this.offset;
+      this.offset += n;
+      return o;
+    };
+    switch (code) {
+      case 'y': return b.readUInt8(at(1));
+      case 'b': return b.readUInt32LE(at(4)) !== 0;
+      case 'n': return b.readInt16LE(at(2));
+      case 'q': return b.readUInt16LE(at(2));
+      case 'i': return b.readInt32LE(at(4));
+      case 'u': case 'h': return b.readUInt32LE(at(4));
+      case 'x': return b.readBigInt64LE(at(8));
+      case 't': return b.readBigUInt64LE(at(8));
+      case 'd': return b.readDoubleLE(at(8));
+      case 's': case 'o': {
+        const len = b.readUInt32LE(at(4));
+        const o = at(len + 1);
+        return b.toString('utf8', o, o + len);
+      }
+      case 'g': {
+        const len = b.readUInt8(at(1));
+        const o = at(len + 1);
+        return b.toString('latin1', o, o + len);
+      }
+      default: throw new WireError(`unknown type code "${code}"`);
+    }
+  }
+}
+
+/** Writes values (the few a method call's header and simple arguments need, and all basic types). */
+export class WireWriter {
+  private chunks: Buffer[] = [];
+  length = 0;
+
+  private push(b: Buffer): void {
+    this.chunks.push(b);
+    this.length += b.length;
+  }
+
+  private align(n: number): void {
+    const pad = (n - (this.length % n)) % n;
+    if (pad) this.push(Buffer.alloc(pad));
+  }
+
+  write(t: WireType, v: unknown): void {
+    this.align(alignOf(t));
+    switch (t.kind) {
+      case 'basic':
+        return this.basic(t.code, v);
+      case 'variant': {
+        const { signature, value } = v as { signature: string; value: unknown };
+        const [inner] = parseSignature(signature);
+        this.basic('g', signature);
+        return this.write(inner as WireType, value);
+      }
+      case 'struct':
+        (v as unknown[]).forEach((x, i) => this.write(t.of[i] as WireType, x));
+        return;
+      case 'array':
+      case 'dict': {
+        const lenAt = this.length;
+        this.basic('u', 0);
+        this.align(t.kind === 'dict' ? 8 : alignOf(t.of));
+        const start = this.length;
+        if (t.kind === 'dict') {
+          for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+            this.align(8);
+            this.write(t.key, t.key.kind === 'basic' && 'ynqiuxtdh'.includes(t.key.code) ? Number(k) : k);
+            this.write(t.value, x);
+          }
+        } else {
+          for (const x of v as unknown[]) this.write(t.of, x);
+        }
+        this.patchU32(lenAt, this.length - start);
+        return;
+      }
+    }
+  }
+
+  private patchU32(offset: number, value: number): void {
+    const whole = this.toBuffer();
+    whole.writeUInt32LE(value, offset);
+    this.chunks = [whole];
+  }
+
+  private basic(code: string, v: unknown): void {
+    const fixed = (n: number, put: (b: Buffer) => void): void => {
+      const b = Buffer.alloc(n);
+      put(b);
+      this.push(b);
+    };
+    switch (code) {
+      case 'y': return fixed(1, (b) => b.writeUInt8(v as number));
+      case 'b': return fixed(4, (b) => b.writeUInt32LE(v ? 1 : 0));
+      case 'n': return fixed(2, (b) => b.writeInt16LE(v as number));
+      case 'q': return fixed(2, (b) => b.writeUInt16LE(v as number));
+      case 'i': return fixed(4, (b) => b.writeInt32LE(v as number));
+      case 'u': case 'h': return fixed(4, (b) => b.writeUInt32LE(v as number));
+      case 'x': return fixed(8, (b) => b.writeBigInt64LE(BigInt(v as bigint)));
+      case 't': return fixed(8, (b) => b.writeBigUInt64LE(BigInt(v as bigint)));
+      case 'd': return fixed(8, (b) => b.writeDoubleLE(v as number));
+      case 's': case 'o': {
+        const text = Buffer.from(v as string, 'utf8');
+        fixed(4, (b) => b.writeUInt32LE(text.length));
+        this.push(Buffer.concat([text, Buffer.alloc(1)]));
+        return;
+      }
+      case 'g': {
+        const text = Buffer.from(v as string, 'latin1');
+        if (text.length > 255) throw new WireError(`signature too long (${text.length} bytes)`);
+        this.push(Buffer.concat([Buffer.from([text.length]), text, Buffer.alloc(1)]));
+        return;
+      }
+      default: throw new WireError(`unknown type code "${code}"`);
+    }
+  }
+
+  /** Pads to `n` (a header ends on 8). */
+  pad(n: number): void {
+    this.align(n);
+  }
+
+  toBuffer(): Buffer {
+    return this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+  }
+}
+
+export const METHOD_CALL = 1;
+export const METHOD_RETURN = 2;
+export const ERROR = 3;
+export const SIGNAL = 4;
+
+/** Header field codes. */
+const FIELD = { path: 1, interface: 2, member: 3, errorName: 4, replySerial: 5, destination: 6, sender: 7, signature: 8 } as const;
+/** The fixed part of every header: endianness, type, flags, version, body length, serial, fields. */
+const HEADER = parseSignature('yyyyuua(yv)');
+
+export interface MethodCall {
+  destination: string;
+  path: string;
+  interface: string;
+  member: string;
+  signature?: string;
+  body?: unknown[];
+}
+
+/** A method call as bytes. */
+export function encodeMethodCall(serial: number, call: MethodCall): Buffer {
+  const body = new WireWriter();
+  const types = parseSignature(call.signature ?? '');
+  types.forEach((t, i) => body.write(t, call.body?.[i]));
+  const fields: Array<[number, { signature: string; value: unknown }]> = [
+    [FIELD.path, { signature: 'o', value: call.path }],
+    [FIELD.interface, { signature: 's', value: call.interface }],
+    [FIELD.member, { signature: 's', value: call.member }],
+    [FIELD.destination, { signature: 's', value: call.destination }],
+  ];
+  if (call.signature) fields.push([FIELD.signature, { signature: 'g', value: call.signature }]);
+  const head = new WireWriter();
+  const [y, , , , u, , fieldsType] = HEADER as WireType[];
+  for (const v of ['l'.charCodeAt(0), METHOD_CALL, 0, 1]) head.write(y as WireType, v);
+  head.write(u as WireType, body.length);
+  head.write(u as WireType, serial);
+  head.write(fieldsType as WireType, fields);
+  head.pad(8);
+  return Buffer.concat([head.toBuffer(), body.toBuffer()]);
+}
+
+/** The whole length of the message at the buffer's start, or undefined while its fixed part is incomplete. */
+export function messageLength(buf: Buffer): number | undefined {
+  if (buf.length < 16) return undefined;
+  if (buf[0] !== 0x6c) throw new WireError(`message in byte order "${String.fromCharCode(buf[0] as number)}": only little-endian ("l") is read`);
+  const bodyLength = buf.readUInt32LE(4);
+  const fieldsLength = buf.readUInt32LE(12);
+  return Math.ceil((16 + fieldsLength) / 8) * 8 + bodyLength;
+}
+
+export interface Message {
+  type: number;
+  serial: number;
+  replySerial?: number;
+  errorName?: string;
+  signature: string;
+  body: unknown[];
+}
+
+/** One whole message (messageLength(buf) bytes) decoded. */
+export function decodeMessage(buf: Buffer): Message {
+  const r = new WireReader(buf);
+  const [y, , , , u, , fieldsType] = HEADER as WireType[];
+  r.read(y as WireType);
+  const type = r.read(y as WireType) as number;
+  r.read(y as WireType);
+  r.read(y as WireType);
+  const bodyLength = r.read(u as WireType) as number;
+  const serial = r.read(u as WireType) as number;
+  const fields = r.read(fieldsType as WireType) as Array<[number, { value: unknown }]>;
+  const field = (code: number): unknown => fields.find(([c]) => c === code)?.[1].value;
+  const signature = (field(FIELD.signature) as string | undefined) ?? '';
+  const bodyStart = Math.ceil(r.offset / 8) * 8;
+  if (bodyStart + bodyLength > buf.length) throw new WireError(`message truncated: body of ${bodyLength} bytes at ${bodyStart} of ${buf.length}`);
+  const br = new WireReader(buf.subarray(0, bodyStart + bodyLength), bodyStart);
+  const body = parseSignature(signature).map((t) => br.read(t));
+  const replySerial = field(FIELD.replySerial) as number | undefined;
+  const errorName = field(FIELD.errorName) as string | undefined;
+  return { type, serial, signature, body, ...(replySerial !== undefined ? { replySerial } : {}), ...(errorName !== undefined ? { errorName } : {}) };
+}

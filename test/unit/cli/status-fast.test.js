@@ -1,0 +1,154 @@
+// @ts-check
+'use strict';
+// Issue 15: `sbctl status` in one D-Bus call without dbus-next. The small wire client reads what
+// dbus-next (sbd's side) writes, byte for byte, and dbus-next reads the calls it writes; against a
+// real dbus-daemon with sbd's interface exported, `sbctl status --json` answers by GetStatus with
+// the same report as the full path, and falls back to the full path when sbd is not there.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn, spawnSync } = require('node:child_process');
+const fc = require('fast-check');
+const { marshallMessage } = require('dbus-next/lib/marshall-compat');
+const { unmarshall } = require('dbus-next/lib/message');
+const dbus = require('dbus-next');
+const { decodeMessage, encodeMethodCall, messageLength, parseSignature, WireError } = require('../../../dist/bus-lite/wire.js');
+const { callOnce, socketOf, BusLiteError } = require('../../../dist/bus-lite/call.js');
+const { STATUS_SIGNATURE, statusToBus, statusFromBus } = require('../../../dist/daemon/bus-status.js');
+const { exportService } = require('../../../dist/daemon/bus-service.js');
+const { plainStatusArgs } = require('../../../dist/cli/status-args.js');
+
+const SBCTL = path.resolve(__dirname, '../../../dist/cli/main.js');
+const MiB = 2 ** 20;
+const health = { running: true, pid: 4242, version: '0.1.0', uptimeS: 12.5, feed: 'psi', observeOnly: false, slices: ['sessions.slice'] };
+const row = (name, extra = {}) => ({
+  name, unit: `${name}.scope`, state: 'ok', deadlineS: null, lastAction: null, feed: 'psi',
+  currentBytes: 10 * MiB, highBytes: 64 * MiB, maxBytes: Infinity, swapMaxBytes: 0, anonShare: 0.5,
+  pressureFullAvg10: null, processes: 3, biggest: { name: 'python3', pid: 77, rssBytes: 9 * MiB }, heartbeatAgeS: 4.25, ...extra,
+});
+const slice = {
+  slice: 'sessions.slice', state: 'standing-still', cause: 'slice-brake', currentBytes: 900 * MiB, highBytes: 1024 * MiB, maxBytes: Infinity, memAvailableBytes: 700 * MiB,
+  members: [{ path: 'a.scope', currentBytes: 800 * MiB, growthBytes: -5, fairShareBytes: 512 * MiB }], culprit: { path: 'a.scope', rule: 'growth', why: 'grew 700M' }, deadlineS: 170.5, lastAction: '22:00:01 culprit: a', feed: 'psi',
+};
+
+/** A METHOD_RETURN as dbus-next (sbd's side) writes it. */
+const answer = (signature, body) => marshallMessage({ type: 2, serial: 9, replySerial: 2, destination: ':1.7', signature, body })[0];
+
+test('GetStatus\'s answer as dbus-next writes it decodes into the same report (sizes, infinity, none, slices, unicode)', () => {
+  const sessions = [row('büild-1', { state: 'standing-still', deadlineS: 170.25, lastAction: '22:00 standing-still: …', pressureFullAvg10: 0.68 }), row('quiet', { biggest: null, heartbeatAgeS: null, feed: null })];
+  const msg = answer(STATUS_SIGNATURE, statusToBus(health, sessions, [slice]));
+  assert.equal(messageLength(msg), msg.length);
+  const decoded = decodeMessage(msg);
+  assert.deepEqual([decoded.type, decoded.replySerial, decoded.signature], [2, 2, STATUS_SIGNATURE]);
+  assert.deepEqual(statusFromBus(decoded.body), { service: health, sessions, slices: [slice] });
+  const noSlices = decodeMessage(answer(STATUS_SIGNATURE, statusToBus(health, sessions, undefined)));
+  assert.equal(statusFromBus(noSlices.body).slices, undefined, 'no slices key when sbd does not arbitrate them');
+});
+
+// (dicts are never empty here: dbus-next 0.10.2 writes an empty dict without the padding to 8 that
+// the specification puts after every array's length; the reader follows the specification, and
+// GetStatus's answer holds no dict; nor a key dbus-next's object check trips on, constructor or __proto__, nor an infinite double or the least int64, which dbus-next refuses to write, nor -0, which it writes as 0)
+test('property: any values of every basic type, in structs, arrays and dicts, read back as dbus-next wrote them', () => {
+  const sig = '(ybnqiuxtdsog)asa{su}a(yt)';
+  const basic = fc.tuple(
+    fc.integer({ min: 0, max: 255 }), fc.boolean(), fc.integer({ min: -32768, max: 32767 }), fc.integer({ min: 0, max: 65535 }),
+    fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+    fc.bigInt({ min: -(2n ** 63n) + 1n, max: 2n ** 63n - 1n }), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }).filter((d) => !Object.is(d, -0)), fc.string(), fc.constantFrom('/', '/dev/sessionbrake/Manager1', '/a/b_c'), fc.constantFrom('', 's', 'a{sv}', '(ssstssttttddu(sut)t)'),
+  );
+  fc.assert(fc.property(basic, fc.array(fc.string()), fc.dictionary(fc.string({ minLength: 1 }).filter((k) => k !== 'constructor' && k !== '__proto__'), fc.integer({ min: 0, max: 2 ** 32 - 1 }), { minKeys: 1 }), fc.array(fc.tuple(fc.integer({ min: 0, max: 255 }), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }))), (b, as, dict, pairs) => {
+    const got = decodeMessage(answer(sig, [b, as, { ...dict }, pairs])).body; // dbus-next takes only plain objects
+    assert.deepEqual(got, [b, as, Object.assign(Object.create(null), dict), pairs]);
+  }), { numRuns: 300 });
+});
+
+test('the method call as written is what dbus-next reads: header fields, serial, no body', () => {
+  const buf = encodeMethodCall(2, { destination: 'dev.sessionbrake.Manager1', path: '/dev/sessionbrake/Manager1', interface: 'dev.sessionbrake.Manager1', member: 'GetStatus' });
+  // (dbus-next's reader needs a body signature; a call without one is read by ours, and taken by
+  // a real dbus-daemon in the last test)
+  const m = decodeMessage(buf);
+  assert.deepEqual([m.type, m.serial, m.signature, m.body], [1, 2, '', []]);
+  assert.equal(messageLength(buf), buf.length);
+  const withSig = unmarshall(encodeMethodCall(2, { destination: 'dev.sessionbrake.Manager1', path: '/dev/sessionbrake/Manager1', interface: 'dev.sessionbrake.Manager1', member: 'GetStatus', signature: 's', body: [''] }));
+  assert.deepEqual([withSig.type, withSig.serial, withSig.destination, withSig.path, withSig.interface, withSig.member], [1, 2, 'dev.sessionbrake.Manager1', '/dev/sessionbrake/Manager1', 'dev.sessionbrake.Manager1', 'GetStatus']);
+  const withArgs = unmarshall(encodeMethodCall(5, { destination: 'x.y', path: '/p', interface: 'x.y', member: 'M', signature: 'sas(ut)', body: ['hé', ['a', 'b'], [7, 2n ** 64n - 1n]] }));
+  assert.deepEqual([withArgs.signature, withArgs.body], ['sas(ut)', ['hé', ['a', 'b'], [7, 2n ** 64n - 1n]]]);
+});
+
+test('bad input: a truncated message, a big-endian one and a bad signature are refused by name', () => {
+  const msg = answer('s', ['hello']);
+  assert.equal(messageLength(msg.subarray(0, 10)), undefined, 'the fixed part is not complete yet');
+  assert.throws(() => decodeMessage(msg.subarray(0, msg.length - 3)), WireError);
+  const be = Buffer.from(msg);
+  be[0] = 0x42;
+  assert.throws(() => messageLength(be), /only little-endian/);
+  assert.throws(() => parseSignature('(su'), /unclosed struct/);
+  assert.throws(() => parseSignature('a{s}'), /dict entry holds two types/);
+  assert.throws(() => parseSignature('z'), /unknown type code "z"/);
+  assert.equal(socketOf('tcp:host=x;unix:path=/run/user/1000/bus'), '/run/user/1000/bus');
+  assert.equal(socketOf('unix:abstract=/tmp/dbus-x,guid=1'), '\0/tmp/dbus-x');
+  assert.throws(() => socketOf('tcp:host=localhost,port=1'), /no unix socket/);
+});
+
+test('plain status command lines only take the fast path; everything else goes to commander', () => {
+  assert.deepEqual(plainStatusArgs(['status']), { session: undefined, json: false });
+  assert.deepEqual(plainStatusArgs(['status', '--json', 'build']), { session: 'build', json: true });
+  assert.deepEqual(plainStatusArgs(['status', 'build', '--json']), { session: 'build', json: true });
+  for (const a of [['status', '--help'], ['status', 'a', 'b'], ['status', '--json', '--json'], ['-c', 'x', 'status'], ['status', '-h'], ['watch'], [], ['status', '']]) {
+    assert.equal(plainStatusArgs(a), undefined, a.join(' '));
+  }
+});
+
+/** A real dbus-daemon on a socket of our own. */
+async function realBus(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bus-'));
+  const conf = path.join(dir, 'bus.conf');
+  fs.writeFileSync(conf, `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>session</type><listen>unix:path=${dir}/bus</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>`);
+  const daemon = spawn('dbus-daemon', ['--config-file', conf, '--nofork', '--print-address'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const address = await new Promise((resolve) => daemon.stdout.once('data', (d) => resolve(String(d).trim())));
+  t.after(() => { daemon.kill(); fs.rmSync(dir, { recursive: true, force: true }); });
+  return address;
+}
+
+test('against a real dbus-daemon: sbctl status answers by GetStatus, the same report as the full path; without sbd the full path says so', { skip: spawnSync('dbus-daemon', ['--version']).status === 0 ? false : 'dbus-daemon not installed (apt-get install dbus-daemon)' }, async (t) => {
+  const address = await realBus(t);
+  const env = { ...process.env, DBUS_SESSION_BUS_ADDRESS: address, XDG_CONFIG_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'sb-cfg-')) };
+  const sbctl = (...args) => new Promise((resolve) => {
+    const c = spawn(process.execPath, [SBCTL, ...args], { env });
+    let out = ''; let err = '';
+    c.stdout.on('data', (d) => { out += d; });
+    c.stderr.on('data', (d) => { err += d; });
+    c.on('exit', (code) => resolve({ code, out, err }));
+  });
+  // without sbd: the full path runs (its own answer: systemd is not on this bus either)
+  const none = await sbctl('status', '--json');
+  assert.notEqual(none.code, 0);
+  assert.match(none.err, /systemd|org\.freedesktop\.systemd1|ServiceUnknown|not provided/i, none.err);
+
+  let calls = 0;
+  const sbd = await dbus.sessionBus({ busAddress: address });
+  t.after(() => sbd.disconnect());
+  const sessions = [row('build', { state: 'standing-still', deadlineS: 100 }), row('quiet')];
+  await exportService(sbd, { health: () => { calls++; return health; }, sessions: () => sessions, slices: () => [slice] });
+  const fast = await sbctl('status', '--json');
+  assert.equal(fast.code, 0, fast.err);
+  const report = JSON.parse(fast.out);
+  assert.deepEqual(report.sessions.map((s) => [s.name, s.state, s.maxBytes]), [['build', 'standing-still', 'infinity'], ['quiet', 'ok', 'infinity']]);
+  assert.equal(report.slices[0].culprit.rule, 'growth');
+  assert.equal(calls, 1, 'one call: GetStatus read the health once');
+  // the same report through the typed properties and lists (the full path: a lite call is just as good)
+  const [h, s, sl] = await callOnce(address, { destination: 'dev.sessionbrake.Manager1', path: '/dev/sessionbrake/Manager1', interface: 'dev.sessionbrake.Manager1', member: 'GetStatus' }, 5000);
+  assert.deepEqual(JSON.parse(JSON.stringify(statusFromBus([h, s, sl]), (_k, v) => (v === Infinity ? 'infinity' : v))), report);
+  const one = await sbctl('status', 'quiet');
+  assert.equal(one.code, 0);
+  assert.match(one.out, /^quiet\s+ok/m);
+  assert.doesNotMatch(one.out, /^build/m);
+  const missing = await sbctl('status', 'nope');
+  assert.equal(missing.code, 4);
+  assert.match(missing.err, /no session "nope"/);
+  await assert.rejects(callOnce(address, { destination: 'dev.sessionbrake.Manager1', path: '/dev/sessionbrake/Manager1', interface: 'dev.sessionbrake.Manager1', member: 'NoSuchMethod' }, 5000), (e) => e instanceof BusLiteError && /UnknownMethod/.test(e.type));
+});
