@@ -6,7 +6,7 @@
  */
 import { callOnce } from '../bus-lite/call';
 import { SERVICE_INTERFACE, SERVICE_NAME, SERVICE_PATH } from '../daemon/bus-name';
-import { type StatusArgs, statusFromBus } from '../daemon/bus-status';
+import { statusFromJson } from '../daemon/status-json';
 import { userBusAddress } from '../systemd/address';
 import { printReport } from './status-render';
 
@@ -18,7 +18,7 @@ export async function statusFast(env: NodeJS.ProcessEnv, session: string | undef
   let report;
   try {
     const body = await callOnce(userBusAddress(env), { destination: SERVICE_NAME, path: SERVICE_PATH, interface: SERVICE_INTERFACE, member: 'GetStatus' }, ANSWER_TIMEOUT_MS);
-    report = statusFromBus(body as StatusArgs);
+    report = statusFromJson(String(body[0]));
   } catch {
     return undefined;
   }

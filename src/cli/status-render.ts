@@ -4,7 +4,10 @@
  * `systemctl status` has them: 0 sbd running, 3 not running, 4 no such session.
  */
 import type { StatusReport } from '../sessions/status';
+import { jsonValue } from '../daemon/status-json';
 import { formatStatus } from './status-format';
+
+export { jsonValue };
 
 export const EXIT_NOT_RUNNING = 3;
 export const EXIT_NO_SUCH_SESSION = 4;
@@ -15,10 +18,6 @@ export function renderStatus(report: StatusReport, json: boolean): string {
   return json ? JSON.stringify(report, jsonValue, 2) : formatStatus(report);
 }
 
-/** JSON.stringify's replacer for sbctl's output: Infinity (an unlimited size) as "infinity". */
-export function jsonValue(_key: string, v: unknown): unknown {
-  return v === Infinity ? 'infinity' : v;
-}
 
 /** Prints the report (or the one session asked for) and returns the exit code. */
 export function printReport(report: StatusReport, session: string | undefined, json: boolean): number {

@@ -2,7 +2,7 @@
  * sbd's face on the user bus, for sbctl and other tools, typed as systemd types its own
  * interfaces (src/daemon/bus-types.ts): the properties Version, Pid, UptimeUSec, Feed,
  * ObserveOnly, Slices and ArbitratesSlices; the methods ListSessions() and ListSlices(), arrays
- * of structs, and GetStatus(), all of those in one answer; the signals Incident(type, unit, session, µs, message, observe-only, figures) and
+ * of structs, and GetStatus(), all of that as one JSON text; the signals Incident(type, unit, session, µs, message, observe-only, figures) and
  * Notice (a session's inbox: src/inbox/).
  * Exported without decorators, which dbus-next cannot use from TypeScript here (design.md §9).
  */
@@ -14,8 +14,8 @@ import { approve, collect, inspect, reject, stopAll } from '../monitor/lifecycle
 import {
   BAD_REQUEST, GC_SIGNATURE, type GcTuple, INCIDENT_SIGNATURE, MONITOR_SIGNATURE, MONITOR_STATE_SIGNATURE, type MonitorStateTuple, type MonitorTuple, figuresFromBus, gcToBus, type IncidentArgs,
   receiptToBus, SESSION_SIGNATURE, SLICE_SIGNATURE, type SessionTuple, type SliceTuple, incidentToBus, sessionToBus, sliceToBus, usecToBus,
-  STATUS_SIGNATURE, type StatusArgs, statusToBus,
 } from './bus-types';
+import { statusToJson } from './status-json';
 import type { InboxEntry } from '../inbox/store';
 import type { Incident } from './incidents';
 
@@ -157,9 +157,10 @@ class ManagerInterface extends dbus.interface.Interface {
     return (this.source.slices() ?? []).map(sliceToBus);
   }
 
-  /** Everything `sbctl status` shows in one call: (health, sessions, slices). */
-  GetStatus(): StatusArgs {
-    return statusToBus(this.source.health(), this.source.sessions(), this.source.slices());
+  /** Everything `sbctl status` shows, in one call and one text (src/daemon/status-json.ts says why). */
+  GetStatus(): string {
+    const slices = this.source.slices();
+    return statusToJson({ service: this.source.health(), sessions: this.source.sessions(), ...(slices !== undefined ? { slices } : {}) });
   }
 
   /** Emits the signal: dbus-next sends what a signal member returns. */
@@ -200,7 +201,7 @@ ManagerInterface.configureMembers({
   methods: {
     ListSessions: { inSignature: '', outSignature: `a${SESSION_SIGNATURE}` },
     ListSlices: { inSignature: '', outSignature: `a${SLICE_SIGNATURE}` },
-    GetStatus: { inSignature: '', outSignature: STATUS_SIGNATURE },
+    GetStatus: { inSignature: '', outSignature: 's' },
     StartMonitor: { inSignature: 'sa{sv}', outSignature: '(ssss)' },
     ListMonitors: { inSignature: 's', outSignature: `a${MONITOR_SIGNATURE}` },
     StopMonitor: { inSignature: 'ss', outSignature: 's' },

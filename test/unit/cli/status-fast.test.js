@@ -16,7 +16,7 @@ const { unmarshall } = require('dbus-next/lib/message');
 const dbus = require('dbus-next');
 const { decodeMessage, encodeMethodCall, messageLength, parseSignature, WireError } = require('../../../dist/bus-lite/wire.js');
 const { callOnce, socketOf, BusLiteError } = require('../../../dist/bus-lite/call.js');
-const { STATUS_SIGNATURE, statusToBus, statusFromBus } = require('../../../dist/daemon/bus-status.js');
+const { statusToJson, statusFromJson } = require('../../../dist/daemon/status-json.js');
 const { exportService } = require('../../../dist/daemon/bus-service.js');
 const { plainStatusArgs } = require('../../../dist/cli/status-args.js');
 
@@ -36,15 +36,17 @@ const slice = {
 /** A METHOD_RETURN as dbus-next (sbd's side) writes it. */
 const answer = (signature, body) => marshallMessage({ type: 2, serial: 9, replySerial: 2, destination: ':1.7', signature, body })[0];
 
-test('GetStatus\'s answer as dbus-next writes it decodes into the same report (sizes, infinity, none, slices, unicode)', () => {
-  const sessions = [row('büild-1', { state: 'standing-still', deadlineS: 170.25, lastAction: '22:00 standing-still: …', pressureFullAvg10: 0.68 }), row('quiet', { biggest: null, heartbeatAgeS: null, feed: null })];
-  const msg = answer(STATUS_SIGNATURE, statusToBus(health, sessions, [slice]));
+test('GetStatus\'s text, as dbus-next sends it, decodes into the same report (infinity, none, slices, unicode, a session called "infinity")', () => {
+  const sessions = [row('büild-1', { state: 'standing-still', deadlineS: 170.25, lastAction: '22:00 standing-still: …', pressureFullAvg10: 0.68 }), row('quiet', { biggest: null, heartbeatAgeS: null, feed: null }), row('infinity')];
+  const report = { service: health, sessions, slices: [slice] };
+  const msg = answer('s', [statusToJson(report)]);
   assert.equal(messageLength(msg), msg.length);
   const decoded = decodeMessage(msg);
-  assert.deepEqual([decoded.type, decoded.replySerial, decoded.signature], [2, 2, STATUS_SIGNATURE]);
-  assert.deepEqual(statusFromBus(decoded.body), { service: health, sessions, slices: [slice] });
-  const noSlices = decodeMessage(answer(STATUS_SIGNATURE, statusToBus(health, sessions, undefined)));
-  assert.equal(statusFromBus(noSlices.body).slices, undefined, 'no slices key when sbd does not arbitrate them');
+  assert.deepEqual([decoded.type, decoded.replySerial, decoded.signature], [2, 2, 's']);
+  assert.deepEqual(statusFromJson(decoded.body[0]), report);
+  assert.equal(statusFromJson(statusToJson({ service: health, sessions })).slices, undefined, 'no slices key when sbd does not arbitrate them');
+  assert.throws(() => statusFromJson('[1,2]'), /not a status report/);
+  assert.throws(() => statusFromJson('{"service": 1'), SyntaxError);
 });
 
 // (dicts are never empty here: dbus-next 0.10.2 writes an empty dict without the padding to 8 that
@@ -140,9 +142,11 @@ test('against a real dbus-daemon: sbctl status answers by GetStatus, the same re
   assert.deepEqual(report.sessions.map((s) => [s.name, s.state, s.maxBytes]), [['build', 'standing-still', 'infinity'], ['quiet', 'ok', 'infinity']]);
   assert.equal(report.slices[0].culprit.rule, 'growth');
   assert.equal(calls, 1, 'one call: GetStatus read the health once');
-  // the same report through the typed properties and lists (the full path: a lite call is just as good)
-  const [h, s, sl] = await callOnce(address, { destination: 'dev.sessionbrake.Manager1', path: '/dev/sessionbrake/Manager1', interface: 'dev.sessionbrake.Manager1', member: 'GetStatus' }, 5000);
-  assert.deepEqual(JSON.parse(JSON.stringify(statusFromBus([h, s, sl]), (_k, v) => (v === Infinity ? 'infinity' : v))), report);
+  // the full program (commander, dbus-next, the typed properties and lists) prints the same report
+  const full = await sbctl('-c', path.join(env.XDG_CONFIG_HOME, 'none.json'), 'status', '--json');
+  assert.equal(full.code, 0, full.err);
+  assert.deepEqual(JSON.parse(full.out), report);
+  assert.equal(calls, 1 + 6, 'the full path read the health once per property (6 of them)');
   const one = await sbctl('status', 'quiet');
   assert.equal(one.code, 0);
   assert.match(one.out, /^quiet\s+ok/m);
