@@ -2,10 +2,7 @@
   "targets": [
     {
       "target_name": "sessionbrake",
-      "sources": [
-        "native/addon.cc", "native/errors.cc", "native/file_watch.cc", "native/journal_send.cc",
-        "native/pidfd.cc", "native/poll_handle.cc", "native/psi_trigger.cc", "native/sd_notify.cc"
-      ],
+      "sources": ["native/unity/addon-all.cc"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags!": ["-fno-exceptions"],
