@@ -121,7 +121,7 @@ export class BrakeController {
     }
     switch (v.event) {
       case 'standing-still':
-        this.tell(session, 'standing-still', `standing still against its own brake (${v.explain})`, { share: v.window?.share, anonShare: v.window?.anonShare, evidence: v.window?.evidence, deadlineS: (v.deadlineRemainingMs ?? 0) / 1000 });
+        this.tell(session, 'standing-still', `standing still against its own brake (${v.explain})`, { share: v.window?.share, anonShare: v.window?.anonShare, evidence: v.window?.evidence, deadlineS: Math.round(v.deadlineRemainingMs ?? 0) / 1000 }); // to the ms: the monotonic clock's fractional ms gave 19.999999999999986 for 20
         this.background(session, 'raising the brake', this.tryRaise(session, feed, sample));
         break;
       case 'deadline-expired':
