@@ -50,20 +50,34 @@ while True:
   await new Promise((r) => setTimeout(r, 8000));
   runSession('greedy', ['--slice', greedySlice, '--memory-high', '2G'], hogArgv(900, 60, true));
   // Watch for 40 s while the slice's brake stalls both. The innocent's own memory.pressure is read
-  // every second (what sbctl status reports as pressureFullAvg10): a poll through sbctl is a node
-  // start, seconds apart under a busy TCG host, and missed the peak (0.20 on bookworm under load).
+  // every second (not through sbctl: a node start, seconds apart under a busy TCG host), and its
+  // stall judged as the detector judges it: the share of a 2 s window stalled (the growth of
+  // `full total=`), not the kernel's 10 s average, which smooths bursts away (avg10 reached only
+  // 0.15 in a CI run on a loaded host while the windows the detector sees were hot).
   const innocentDir = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/nbr.slice/innocent.scope';
-  let maxPressure = 0;
+  /** @type {Array<{ atUs: number, totalUs: number }>} */
+  const samples = [];
+  let maxAvg10 = 0;
   const end = Date.now() + 40_000;
   while (Date.now() < end) {
     try {
-      const full = /^full avg10=([\d.]+)/m.exec(fs.readFileSync(path.join(innocentDir, 'memory.pressure'), 'utf8'));
-      maxPressure = Math.max(maxPressure, Number(full?.[1] ?? 0) / 100);
+      const text = fs.readFileSync(path.join(innocentDir, 'memory.pressure'), 'utf8');
+      const full = /^full avg10=([\d.]+) .* total=(\d+)/m.exec(text);
+      if (full) {
+        maxAvg10 = Math.max(maxAvg10, Number(full[1]) / 100);
+        samples.push({ atUs: Number(process.hrtime.bigint() / 1000n), totalUs: Number(full[2]) });
+      }
     } catch { /* not there yet */ }
     await new Promise((res) => setTimeout(res, 1000));
   }
-  t.diagnostic(`innocent's full pressure reached avg10 ${maxPressure.toFixed(2)} (greedy in ${greedySlice})`);
-  assert.ok(maxPressure > 0.2, 'the innocent session was under real pressure (else this test proves nothing)');
+  let maxWindowShare = 0;
+  for (let i = 2; i < samples.length; i++) {
+    const a = samples[i - 2];
+    const b = samples[i];
+    maxWindowShare = Math.max(maxWindowShare, (b.totalUs - a.totalUs) / (b.atUs - a.atUs));
+  }
+  t.diagnostic(`innocent's full pressure: a 2 s window up to ${maxWindowShare.toFixed(2)} stalled, avg10 up to ${maxAvg10.toFixed(2)} (greedy in ${greedySlice})`);
+  assert.ok(maxWindowShare > 0.2, 'the innocent session was under real pressure: a 2 s window more than 0.2 stalled, the trip line (else this test proves nothing)');
   assert.deepEqual(inc.of('innocent', 'standing-still'), [], 'the innocent was never marked');
   assert.deepEqual(inc.of('innocent', 'will-stop'), []);
   assert.deepEqual(inc.of('greedy', 'standing-still'), [], 'nor the greedy one: its own brake never fired');
