@@ -13,12 +13,16 @@ const root = path.resolve(__dirname, '../..');
 
 const { nodeDir } = require('../../scripts/node-dir.js');
 
-test('binding.gyp builds every source file of native/ with node-gyp', () => {
+test('binding.gyp builds every source file of native/ with node-gyp (the addon as one unit that includes them all)', () => {
   const gyp = fs.readFileSync(path.join(root, 'binding.gyp'), 'utf8');
-  const listed = [...gyp.matchAll(/"(native\/[^"]+\.cc)"/g)].map((m) => m[1]).sort();
+  const sources = [...gyp.matchAll(/"(native\/[^"]+\.cc)"/g)].map((m) => m[1]);
+  assert.deepEqual(sources.sort(), ['native/gate/exec_gate.cc', 'native/unity/addon-all.cc']);
+  const unity = fs.readFileSync(path.join(root, 'native/unity/addon-all.cc'), 'utf8');
+  const included = [...unity.matchAll(/^#include "\.\.\/([^"]+\.cc)"$/gm)].map((m) => `native/${m[1]}`);
+  const built = [...included, 'native/gate/exec_gate.cc'].sort();
   const present = fs.readdirSync(path.join(root, 'native'), { recursive: true })
-    .map(String).filter((f) => f.endsWith('.cc')).map((f) => `native/${f}`).sort();
-  assert.deepEqual(listed, present);
+    .map(String).filter((f) => f.endsWith('.cc') && !f.startsWith('unity/')).map((f) => `native/${f}`).sort();
+  assert.deepEqual(built, present, 'a native/*.cc left out of the unit would be a missing symbol at load');
 });
 
 test('the node-gyp build loads and passes the self-check', { timeout: 300_000 }, () => {

@@ -64,13 +64,3 @@ test('the install step needs no devDependency: a node script whose own requires 
   const bare = [...src.matchAll(/require\('([^.'][^']*)'\)/g)].map((m) => m[1]);
   assert.deepEqual(bare.filter((m) => !m.startsWith('node:')), [], 'only node: built-ins otherwise');
 });
-
-test('node-gyp builds the addon as one translation unit that includes every native/*.cc (a file left out would be a missing symbol at load)', () => {
-  const gyp = JSON.parse(fs.readFileSync(path.join(root, 'binding.gyp'), 'utf8'));
-  const addon = gyp.targets.find((t) => t.target_name === 'sessionbrake');
-  assert.deepEqual(addon.sources, ['native/unity/addon-all.cc']);
-  const unity = fs.readFileSync(path.join(root, 'native/unity/addon-all.cc'), 'utf8');
-  const included = [...unity.matchAll(/^#include "\.\.\/([^"]+\.cc)"$/gm)].map((m) => m[1]).sort();
-  const files = fs.readdirSync(path.join(root, 'native')).filter((f) => f.endsWith('.cc')).sort();
-  assert.deepEqual(included, files);
-});
