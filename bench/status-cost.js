@@ -10,10 +10,11 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn, spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
 const dbus = require('dbus-next');
 const { spread } = require('./lib');
+const { privateBus } = require('../test/support/dbus-daemon');
 /** "412 ms (380–455)" */
 const ms = (sp) => `${Math.round(sp.median * 1000)} ms (${Math.round(sp.min * 1000)}–${Math.round(sp.max * 1000)})`;
 
@@ -25,13 +26,9 @@ const ROUNDS = Number(process.env.ROUNDS ?? 15);
 const MiB = 2 ** 20;
 
 async function main() {
+  const bus = await privateBus();
+  const { address } = bus;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-status-'));
-  const conf = path.join(dir, 'bus.conf');
-  fs.writeFileSync(conf, `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>session</type><listen>unix:path=${dir}/bus</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>`);
-  const daemon = spawn('dbus-daemon', ['--config-file', conf, '--nofork', '--print-address'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const address = await new Promise((resolve) => daemon.stdout.once('data', (d) => resolve(String(d).trim())));
   const sbd = await dbus.sessionBus({ busAddress: address });
   const rows = Array.from({ length: SESSIONS }, (_, i) => ({
     name: `s${i}`, unit: `s${i}.scope`, state: 'ok', deadlineS: null, lastAction: null, feed: 'psi', currentBytes: 40 * MiB, highBytes: 64 * MiB,
@@ -70,7 +67,7 @@ async function main() {
     console.log(`| ${k} | ${ms(s)} | ${(s.median / base.median).toFixed(2)}× |`);
   }
   sbd.disconnect();
-  daemon.kill();
+  bus.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 }
 main().catch((e) => {

@@ -19,6 +19,7 @@ const { callOnce, socketOf, BusLiteError } = require('../../../dist/bus-lite/cal
 const { statusToJson, statusFromJson } = require('../../../dist/daemon/status-json.js');
 const { exportService } = require('../../../dist/daemon/bus-service.js');
 const { plainStatusArgs } = require('../../../dist/cli/status-args.js');
+const { privateBus } = require('../../support/dbus-daemon');
 
 const SBCTL = path.resolve(__dirname, '../../../dist/cli/main.js');
 const MiB = 2 ** 20;
@@ -105,15 +106,9 @@ test('plain status command lines only take the fast path; everything else goes t
 
 /** A real dbus-daemon on a socket of our own. */
 async function realBus(t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bus-'));
-  const conf = path.join(dir, 'bus.conf');
-  fs.writeFileSync(conf, `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>session</type><listen>unix:path=${dir}/bus</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>`);
-  const daemon = spawn('dbus-daemon', ['--config-file', conf, '--nofork', '--print-address'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const address = await new Promise((resolve) => daemon.stdout.once('data', (d) => resolve(String(d).trim())));
-  t.after(() => { daemon.kill(); fs.rmSync(dir, { recursive: true, force: true }); });
-  return address;
+  const bus = await privateBus();
+  t.after(bus.stop);
+  return bus.address;
 }
 
 test('against a real dbus-daemon: sbctl status answers by GetStatus, the same report as the full path; without sbd the full path says so', { skip: spawnSync('dbus-daemon', ['--version']).status === 0 ? false : 'dbus-daemon not installed (apt-get install dbus-daemon)' }, async (t) => {
