@@ -13,6 +13,7 @@ import { describeOomPolicy } from '../systemd/features';
 import { DbusUserManager } from '../systemd/user-manager';
 import { onPath } from '../util/on-path';
 import { xdgHome } from '../util/xdg';
+import { dirOnPath, loginStartupFile, shellPath } from '../install/path-advice';
 import { SERVICE_UNIT } from './install';
 
 export interface Check {
@@ -76,7 +77,8 @@ export async function runChecks(env: NodeJS.ProcessEnv, configFile: string | und
     manager.close();
   }
 
-  checks.push(pathCheck({ sbctl: onPath('sbctl', env.PATH), sbd: onPath('sbd', env.PATH) }, env.PATH ?? '', xdgHome('bin', env), os.homedir()));
+  const home = os.homedir();
+  checks.push(pathCheck({ sbctl: onPath('sbctl', env.PATH), sbd: onPath('sbd', env.PATH) }, env.PATH ?? '', xdgHome('bin', env), home, loginStartupFile(env.SHELL, (name) => fs.existsSync(path.join(home, name)))));
 
   const file = configFile ?? defaultConfigPath(env);
   try {
@@ -122,17 +124,15 @@ export function psiCheck(present: boolean, cmdline: string): Check {
  * bin directory (~/.local/bin, or $XDG_BIN_HOME), which many distributions put on PATH only when
  * it exists at login.
  */
-export function pathCheck(found: { sbctl: string | undefined; sbd: string | undefined }, pathVar: string, binDir: string, home: string): Check {
+export function pathCheck(found: { sbctl: string | undefined; sbd: string | undefined }, pathVar: string, binDir: string, home: string, startupFile = '.profile'): Check {
   const missing = (['sbctl', 'sbd'] as const).filter((n) => found[n] === undefined);
   if (missing.length === 0) return { name: 'on PATH', ok: true, detail: `sbctl is ${found.sbctl}, sbd is ${found.sbd}` };
   const linked = missing.every((n) => fs.existsSync(path.join(binDir, n)));
-  const onIt = pathVar.split(':').includes(binDir);
-  if (linked && !onIt) {
-    const shown = binDir === home || binDir.startsWith(`${home}/`) ? `$HOME${binDir.slice(home.length)}` : binDir;
+  if (linked && !dirOnPath(binDir, pathVar)) {
     return {
       name: 'on PATH', ok: false,
       detail: `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} in ${binDir}, which is not on PATH`,
-      fix: `echo 'export PATH="${shown}:$PATH"' >> ~/.profile, then log in again (or run that export in this shell)`,
+      fix: `echo 'export PATH="${shellPath(binDir, home)}:$PATH"' >> ~/${startupFile}, then log in again (or run that export in this shell)`,
     };
   }
   return {

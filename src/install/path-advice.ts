@@ -23,7 +23,7 @@ export function loginStartupFile(shell: string | undefined, exists: (name: strin
 }
 
 /** `dir` as the shell line would say it: $HOME/… below the home directory. */
-function shellPath(dir: string, home: string): string {
+export function shellPath(dir: string, home: string): string {
   return home !== '' && dir.startsWith(home + path.sep) ? `$HOME${dir.slice(home.length)}` : dir;
 }
 
