@@ -143,7 +143,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     }
     if (kind !== 'modified') return;
     // Its own brake fired: a hint to take windows (the trigger may not have fired yet).
-    if (file.endsWith('memory.events.local')) feeds.get(s.unit)?.wake('own brake fired');
+    if (file.endsWith('memory.events.local')) feeds.get(s.unit)?.hint('own brake fired');
     if (file.endsWith('memory.events.local')) oomKills.check(s); // or the kernel's OOM killer struck
   });
   watch.unref();

@@ -15,6 +15,27 @@ export interface DetectorSample extends MemorySample {
    * slices, itself included. Alone, it can only be its own cause. */
   unitsInSlice: number;
   measure: Measure;
+  /** Which windows the feed was taking when it took this sample (cadenceOf); undefined: steady. */
+  cadence?: Cadence;
+}
+
+/**
+ * Which windows are judged. `onset`: from a PSI wake to a verdict, short windows (onsetWindowS),
+ * onsetHotWindows of them hot in a row make a stall. `steady`: windowS (fallbackIntervalS on a
+ * timer) and hotWindowsToStall, as design.md §4 has it: timer sampling, and every window while a
+ * deadline runs (one short blip must not end a deadline that took minutes).
+ */
+export type Cadence = 'onset' | 'steady';
+
+/** The cadence a feed takes its next window at: short only while woken by PSI and no deadline runs. */
+export function cadenceOf(state: DetectorState, feed: 'psi' | 'timer'): Cadence {
+  return feed === 'psi' && state.deadline === undefined ? 'onset' : 'steady';
+}
+
+/** How long the window of that cadence is, in ms. */
+export function windowMsOf(cadence: Cadence, feed: 'psi' | 'timer', cfg: DetectorConfig): number {
+  if (cadence === 'onset') return cfg.onsetWindowS * 1000;
+  return (feed === 'timer' ? cfg.fallbackIntervalS : cfg.windowS) * 1000;
 }
 
 export type WindowKind = 'hot' | 'warm' | 'clear';
@@ -162,7 +183,9 @@ export function step(state: DetectorState, sample: DetectorSample, cfg: Detector
     return [s, verdict('new-cgroup', undefined, s, now)];
   }
   // A window shorter than half the nominal one is noise: keep the old sample.
-  if (sample.atMs - last.atMs < (cfg.windowS * 1000) / 2) return [state, verdict('short-window', undefined, state, now)];
+  const onset = sample.cadence === 'onset';
+  const nominalMs = (onset ? cfg.onsetWindowS : cfg.windowS) * 1000;
+  if (sample.atMs - last.atMs < nominalMs / 2) return [state, verdict('short-window', undefined, state, now)];
 
   const w = classifyWindow(last, sample, cfg);
   let s: DetectorState = { ...state, last: sample, lastWindow: w };
@@ -192,8 +215,8 @@ export function step(state: DetectorState, sample: DetectorSample, cfg: Detector
   else if (w.kind === 'clear') s = { ...s, hotWindows: 0, onsetMs: undefined };
   // (warm neither starts nor ends anything)
 
-  // Two hot windows in a row before a session counts as standing still.
-  if (s.hotWindows >= cfg.hotWindowsToStall) {
+  // Hot windows in a row before a session counts as standing still (two 2 s ones, or three 0.5 s onset ones).
+  if (s.hotWindows >= (onset ? cfg.onsetHotWindows : cfg.hotWindowsToStall)) {
     const grace = cfg.graceS * 1000 * (sample.measure === 'fallback' ? FALLBACK_GRACE_FACTOR : 1);
     s = { ...s, deadline: { startedAtMs: now, endsAtMs: now + grace, currentAtStart: sample.currentBytes } };
     const v = verdict('standing-still', w, s, now);

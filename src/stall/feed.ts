@@ -11,7 +11,7 @@ import { CgroupGoneError, type MemorySample, readMemorySample } from '../cgroup/
 import type { DetectorConfig } from '../config/schema';
 import { type NativeError, PsiTrigger, type PsiTriggerSpec, PsiWindowError } from '../native';
 import { monotonicMs } from '../util/clock';
-import { type DetectorSample, type DetectorState, type Measure, type Verdict, initialState, step } from './detector';
+import { type DetectorSample, type DetectorState, type Measure, type Verdict, cadenceOf, initialState, step, windowMsOf } from './detector';
 
 /** How this session is fed: woken by a PSI trigger, or sampled on a timer. */
 export type FeedMode = 'psi' | 'timer';
@@ -39,6 +39,12 @@ export class SessionFeed {
   lastVerdict: Verdict | undefined;
   private trigger: Pick<PsiTrigger, 'close' | 'unref'> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** The period the timer runs at, in ms. */
+  private timerMs = 0;
+  /** When a hint last woke the feed (monotonic ms). */
+  private lastHintMs = -Infinity;
+  /** Set by stop(): no timer may start again. */
+  private stopped = false;
   private readonly measure: Measure;
 
   constructor(
@@ -58,6 +64,11 @@ export class SessionFeed {
   /** True while windows are being taken. */
   get sampling(): boolean {
     return this.timer !== undefined;
+  }
+
+  /** The length of the windows being taken, in ms: 0 while asleep. */
+  get windowMs(): number {
+    return this.timer === undefined ? 0 : this.timerMs;
   }
 
   start(): void {
@@ -83,22 +94,44 @@ export class SessionFeed {
     }
     this.mode = 'timer';
     this.host.log('PSI trigger impossible: sampling on a timer', { dir: this.cgroupDir, reason: this.fallbackReason });
-    this.timer = setInterval(() => this.sample(), this.intervalMs());
+    this.schedule();
+  }
+
+  /** The next window's length: short onset windows from a PSI wake to a verdict, else steady. */
+  private intervalMs(): number {
+    return windowMsOf(cadenceOf(this.state, this.mode), this.mode, this.host.config);
+  }
+
+  /** (Re)start the timer at the current cadence's period, unless it already runs at it. */
+  private schedule(): void {
+    const ms = this.intervalMs();
+    if (this.stopped) return;
+    if (this.timer !== undefined && this.timerMs === ms) return;
+    if (this.timer) clearInterval(this.timer);
+    this.timerMs = ms;
+    this.timer = setInterval(() => this.sample(), ms);
     this.timer.unref();
   }
 
-  private intervalMs(): number {
-    const cfg = this.host.config;
-    return (this.mode === 'timer' ? cfg.fallbackIntervalS : cfg.windowS) * 1000;
+  /**
+   * Its own brake fired (memory.events.local moved): a hint to take windows before the trigger
+   * fires. At most one wake per trigger window, as the kernel paces the trigger (psi.rst): a brake
+   * grinding page cache moves the counter all the time, and each wake costs two samples.
+   */
+  hint(why: string): void {
+    const now = (this.host.now ?? monotonicMs)();
+    if (this.sampling || now - this.lastHintMs < this.host.config.windowS * 1000) return;
+    this.lastHintMs = now;
+    this.wake(why);
   }
 
-  /** A hint that the session may be under pressure (trigger, own brake fired): start windows. */
+  /** A sign that the session may be under pressure (the trigger fired, a deadline restored): start windows. */
   wake(why: string): void {
     if (this.sampling) return;
     this.host.log('waking', { dir: this.cgroupDir, why });
     this.sample();
-    this.timer = setInterval(() => this.sample(), this.intervalMs());
-    this.timer.unref();
+    // Not when that sample found the cgroup gone (stopped) or the session clear (asleep again).
+    if (this.state.last !== undefined) this.schedule();
   }
 
   /** Take one sample now and step the detector. */
@@ -113,7 +146,8 @@ export class SessionFeed {
       }
       throw err;
     }
-    const sample: DetectorSample = { ...raw, unitsInSlice: this.host.unitsInSlice(), measure: this.measure };
+    // The window that ends now was taken at the cadence of the state it began in.
+    const sample: DetectorSample = { ...raw, unitsInSlice: this.host.unitsInSlice(), measure: this.measure, cadence: cadenceOf(this.state, this.mode) };
     const [next, verdict] = step(this.state, sample, this.host.config);
     this.state = next;
     this.lastVerdict = verdict;
@@ -121,6 +155,7 @@ export class SessionFeed {
     // Clear and no deadline: back to sleep until the trigger fires again. The next wake starts
     // from a fresh sample, so a long sleep is never averaged into one window.
     if (this.mode === 'psi' && verdict.window !== undefined && verdict.state === 'clear' && this.state.deadline === undefined) this.sleep();
+    else if (this.sampling) this.schedule(); // a deadline began or ended: the cadence changed
     return verdict;
   }
 
@@ -128,11 +163,13 @@ export class SessionFeed {
   setState(state: DetectorState): void {
     this.state = state;
     if (state.deadline !== undefined && this.mode === 'psi') this.wake('restored deadline');
+    if (this.sampling) this.schedule();
   }
 
   private sleep(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    this.timerMs = 0;
     this.state = { ...this.state, last: undefined };
   }
 
@@ -142,6 +179,7 @@ export class SessionFeed {
   }
 
   stop(): void {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.trigger?.close();

@@ -60,8 +60,10 @@ sbvm_qemu_argv() {
     -device virtio-rng-pci -nic none
     -serial "file:$share/console.log" -monitor none)
   if [[ -n "$proj" ]]; then
-    [[ -n "${SB_VM_PROJ_RW:-}" ]] && ro=rw
-    QEMU_ARGV+=(-virtfs "local,path=$proj,mount_tag=proj,security_model=none,id=proj$([[ $ro == ro ]] && echo ,readonly=on)")
+    # (if/else, not `a && b`: under `set -e` a false test would end the caller's script)
+    local readonly_opt=,readonly=on
+    if [[ -n "${SB_VM_PROJ_RW:-}" ]]; then ro=rw readonly_opt=""; fi
+    QEMU_ARGV+=(-virtfs "local,path=$proj,mount_tag=proj,security_model=none,id=proj$readonly_opt")
     append+=" lab.proj=$ro lab.projcache=$PROJ_CACHE"
   fi
   QEMU_ARGV+=(-append "$append${SB_VM_APPEND:+ $SB_VM_APPEND}")

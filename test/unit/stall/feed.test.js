@@ -142,3 +142,54 @@ test("the PSI trigger's POLLERR ('gone': the cgroup was removed) ends the feed a
   assert.equal(feed.sampling, false);
   assert.equal(trigger.closed, true);
 });
+
+test('woken by PSI it takes 0.5 s onset windows; a running deadline takes 2 s ones; after an action, short again', () => {
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const { feed, verdicts, trigger } = feedOn(cg.dir, clock);
+  feed.start();
+  assert.equal(feed.windowMs, 0, 'asleep');
+  trigger.fire();
+  assert.equal(feed.windowMs, cfg.onsetWindowS * 1000);
+  for (let i = 1; i <= cfg.onsetHotWindows; i++) {
+    cg.set({ fullUs: i * 400_000, ownHigh: 10 * i, current: 64 * MiB });
+    clock.t = i * 500;
+    feed.sample();
+  }
+  assert.equal(verdicts.at(-1).event, 'standing-still', `${cfg.onsetHotWindows} hot onset windows`);
+  assert.equal(verdicts.at(-1).onsetMs, 0);
+  assert.equal(feed.windowMs, cfg.windowS * 1000, 'the deadline is judged on steady windows');
+  // the next sample, half an onset window on, is a short window for the steady cadence: kept
+  cg.set({ fullUs: 1_600_000, ownHigh: 40, current: 64 * MiB });
+  clock.t = 2000;
+  assert.equal(feed.sample()?.event, 'short-window');
+  feed.setState({ ...feed.state, deadline: undefined, hotWindows: 0, onsetMs: undefined });
+  assert.equal(feed.windowMs, cfg.onsetWindowS * 1000, 'a new episode starts at the onset cadence');
+  feed.stop();
+  assert.equal(feed.windowMs, 0);
+});
+
+test('the own-brake hint wakes the feed at most once per trigger window; the trigger itself is not paced', () => {
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const { feed, trigger, logs } = feedOn(cg.dir, clock);
+  feed.start();
+  feed.hint('own brake fired');
+  assert.equal(feed.sampling, true, 'the first hint wakes it');
+  clock.t = 500;
+  assert.equal(feed.sample()?.window?.kind, 'clear');
+  assert.equal(feed.sampling, false, 'clear (page cache, say): asleep');
+  clock.t = 1000;
+  feed.hint('own brake fired');
+  assert.equal(feed.sampling, false, 'a second hint within the trigger window is ignored');
+  trigger.fire();
+  assert.equal(feed.sampling, true, 'the trigger wakes it whenever the kernel fires it');
+  clock.t = 1500;
+  feed.sample();
+  assert.equal(feed.sampling, false);
+  clock.t = 2000;
+  feed.hint('own brake fired');
+  assert.equal(feed.sampling, true, 'a hint a whole window after the last one wakes it');
+  assert.equal(logs.filter((l) => l.msg === 'waking').length, 3);
+  feed.stop();
+});

@@ -1,0 +1,99 @@
+// @ts-check
+'use strict';
+// The onset cadence (issue 15, item 1): from a PSI wake to a verdict the detector judges short
+// windows (onsetWindowS, 0.5 s) and needs onsetHotWindows (3) of them hot in a row; timer
+// sampling and every window of a running deadline keep the steady rules (two 2 s windows).
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { step, initialState, cadenceOf, windowMsOf, resetEpisode } = require('../../../dist/stall/detector.js');
+const { parseConfig, ConfigError } = require('../../../dist/config/load.js');
+
+const cfg = parseConfig({}, 'defaults').detector;
+const MiB = 2 ** 20;
+
+/** Samples of a session stalled at `share` against its own brake, every `dt` ms, at `cadence`. */
+function stalled(n, { dt, share = 0.8, cadence }) {
+  const out = [];
+  for (let i = 0; i <= n; i++) {
+    out.push({
+      atMs: i * dt, currentBytes: 64 * MiB, highBytes: 64 * MiB, maxBytes: Infinity, swapMaxBytes: 0,
+      anonBytes: 64 * MiB, shmemBytes: 0, fileBytes: 0, ownHighEvents: i * 10,
+      pressureFullUs: Math.round(i * dt * 1000 * share), pressureSomeUs: 0, cpuUsageUs: 0,
+      unitsInSlice: 2, measure: 'psi', cadence,
+    });
+  }
+  return out;
+}
+
+function run(samples, config = cfg) {
+  let s = initialState();
+  return samples.map((x) => {
+    const [next, v] = step(s, x, config);
+    s = next;
+    return v;
+  });
+}
+
+test('the defaults: 0.5 s onset windows, three of them hot; the trigger and the steady windows stay 2 s', () => {
+  assert.equal(cfg.onsetWindowS, 0.5);
+  assert.equal(cfg.onsetHotWindows, 3);
+  assert.equal(cfg.windowS, 2);
+  assert.equal(cfg.hotWindowsToStall, 2);
+});
+
+test('onset cadence: three hot 0.5 s windows make a stall, two do not', () => {
+  const vs = run(stalled(3, { dt: 500, cadence: 'onset' }));
+  assert.deepEqual(vs.map((v) => v.event), ['first-sample', 'window', 'window', 'standing-still']);
+  assert.equal(vs[3].onsetMs, 0, 'the onset is where the first hot window began');
+});
+
+test('steady cadence keeps the seed rule: two hot 2 s windows', () => {
+  const vs = run(stalled(2, { dt: 2000, cadence: 'steady' }));
+  assert.deepEqual(vs.map((v) => v.event), ['first-sample', 'window', 'standing-still']);
+  const none = run(stalled(2, { dt: 2000, cadence: undefined }));
+  assert.equal(none[2].event, 'standing-still', 'no cadence given: steady');
+});
+
+test('onsetHotWindows and onsetWindowS are the config\'s', () => {
+  const four = { ...cfg, onsetHotWindows: 4 };
+  assert.equal(run(stalled(3, { dt: 500, cadence: 'onset' }), four)[3].event, 'window');
+  assert.equal(run(stalled(4, { dt: 500, cadence: 'onset' }), four)[4].event, 'standing-still');
+  // a 0.4 s window is judged at 0.5 s onset windows (at least half), but not at 1 s ones
+  assert.equal(run(stalled(1, { dt: 400, cadence: 'onset' }))[1].event, 'window');
+  assert.equal(run(stalled(1, { dt: 400, cadence: 'onset' }), { ...cfg, onsetWindowS: 1 })[1].event, 'short-window');
+});
+
+test('a window shorter than half an onset window is noise at the onset cadence, as half a 2 s one is at the steady one', () => {
+  assert.equal(run(stalled(1, { dt: 200, cadence: 'onset' }))[1].event, 'short-window');
+  assert.equal(run(stalled(1, { dt: 300, cadence: 'onset' }))[1].event, 'window');
+  assert.equal(run(stalled(1, { dt: 900, cadence: 'steady' }))[1].event, 'short-window');
+});
+
+test('a short burst is not a stall: two hot onset windows, then a clear one, start nothing', () => {
+  const samples = stalled(2, { dt: 500, cadence: 'onset' });
+  const last = samples[2];
+  samples.push({ ...last, atMs: 1500, ownHighEvents: last.ownHighEvents }); // no stall in the third window
+  const vs = run(samples);
+  assert.deepEqual(vs.map((v) => v.event), ['first-sample', 'window', 'window', 'window']);
+  assert.equal(vs[3].state, 'clear');
+  assert.equal(vs[3].hotWindows, 0);
+});
+
+test('cadenceOf: onset only on the PSI feed with no deadline running; windowMsOf gives each length', () => {
+  const still = run(stalled(3, { dt: 500, cadence: 'onset' }));
+  assert.equal(cadenceOf(initialState(), 'psi'), 'onset');
+  assert.equal(cadenceOf(initialState(), 'timer'), 'steady');
+  let s = initialState();
+  for (const x of stalled(3, { dt: 500, cadence: 'onset' })) [s] = step(s, x, cfg);
+  assert.equal(still[3].event, 'standing-still');
+  assert.equal(cadenceOf(s, 'psi'), 'steady', 'a running deadline is judged on 2 s windows');
+  assert.equal(cadenceOf(resetEpisode(s), 'psi'), 'onset', 'after an action the next episode starts short again');
+  assert.equal(windowMsOf('onset', 'psi', cfg), 500);
+  assert.equal(windowMsOf('steady', 'psi', cfg), 2000);
+  assert.equal(windowMsOf('steady', 'timer', cfg), 5000);
+});
+
+test('config: onsetWindowS above windowS is refused, naming the key', () => {
+  assert.throws(() => parseConfig({ detector: { onsetWindowS: 3 } }, 'test.json'), (e) => e instanceof ConfigError && /detector\.onsetWindowS/.test(e.message));
+  assert.throws(() => parseConfig({ detector: { onsetHotWindows: 0 } }, 'test.json'), (e) => e instanceof ConfigError && /detector\.onsetHotWindows/.test(e.message));
+});
