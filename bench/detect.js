@@ -2,7 +2,7 @@
 // @ts-check
 'use strict';
 // `npm run bench:detect`: boots the lab guest and runs WEDGES (10) wedges each with sbd on the
-// event feed, sbd on 5 s timer sampling, and systemd-oomd, then OTHERS_WEDGES (3) each with
+// event feed (0.5 s onset windows, and the first design's 2 s ones), sbd on 5 s timer sampling, and systemd-oomd, then OTHERS_WEDGES (3) each with
 // earlyoom and nohang alone (bench/guest/detect.sh; VARIANTS="earlyoom nohang" runs only those). Prints, per
 // variant, onset to verdict and onset to action (median, min–max) and what was stopped.
 const fs = require('node:fs');
@@ -13,7 +13,7 @@ const pass = ['WEDGES', 'OTHERS_WEDGES', 'OTHERS_TIMEOUT_S', 'VARIANTS'].filter(
 const tsv = runGuestBench('detect', `${pass}bash /mnt/proj/bench/guest/detect.sh\n`);
 const rows = fs.readFileSync(tsv, 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
 const NAMES = {
-  feed: 'sbd, event feed (PSI trigger, 2 s windows)', 'sampling-5s': 'sbd, timer sampling every 5 s', oomd: 'systemd-oomd (Debian defaults)',
+  feed: 'sbd, event feed (PSI trigger, then 0.5 s windows, three hot)', 'feed-2s': 'sbd, event feed, the first design (2 s windows, two hot)', 'sampling-5s': 'sbd, timer sampling every 5 s', oomd: 'systemd-oomd (Debian defaults)',
   earlyoom: 'earlyoom (Debian defaults)', nohang: 'nohang (Debian defaults)',
 };
 console.log(`\nresults: ${tsv}`);

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Detection and action in the guest (issue 7, item 2): $WEDGES wedges (bench/guest/wedge.js)
-# each with sbd on the event feed, sbd forced into 5 s timer sampling, and systemd-oomd alone
+# each with sbd on the event feed (0.5 s onset windows; and, as the first design had it, 2 s
+# windows from the wake), sbd forced into 5 s timer sampling, and systemd-oomd alone
 # (Debian's defaults, watching sessions.slice with ManagedOOMMemoryPressure=kill). sbd may not
 # raise (there is "no room") and stops the biggest command after a 10 s grace, so both act.
 # Then earlyoom and nohang alone (Debian's packages and defaults), $OTHERS_WEDGES (3) wedges each:
@@ -11,7 +12,7 @@ set -u
 WEDGES=${WEDGES:-10}
 OTHERS_WEDGES=${OTHERS_WEDGES:-3}
 OTHERS_TIMEOUT_S=${OTHERS_TIMEOUT_S:-120}
-VARIANTS=" ${VARIANTS:-feed sampling-5s oomd earlyoom nohang} "
+VARIANTS=" ${VARIANTS:-feed feed-2s sampling-5s oomd earlyoom nohang} "
 cd /mnt/proj
 . bench/guest/lib.sh
 bench_start detect $'variant\tname\tonset_ms\tverdict_ms\tacted_ms\talive\tgone'
@@ -21,10 +22,14 @@ wedges() { # VARIANT TIMEOUT_S [COUNT]
     sleep 2
   done
 }
-for variant in feed sampling-5s; do
+for variant in feed feed-2s sampling-5s; do
   [[ $VARIANTS == *" $variant "* ]] || continue
-  if [[ $variant == feed ]]; then cfg='{"raise": {"enabled": false}, "detector": {"graceS": 10}}'
-  else cfg='{"raise": {"enabled": false}, "detector": {"graceS": 10, "windowS": 1, "fallbackIntervalS": 5}}'; fi
+  case $variant in
+    feed) cfg='{"raise": {"enabled": false}, "detector": {"graceS": 10}}';;
+    # the first design on the same feed (issue 7's figures): 2 s windows from the wake, two hot
+    feed-2s) cfg='{"raise": {"enabled": false}, "detector": {"graceS": 10, "onsetWindowS": 2, "onsetHotWindows": 2}}';;
+    *) cfg='{"raise": {"enabled": false}, "detector": {"graceS": 10, "windowS": 1, "fallbackIntervalS": 5}}';;
+  esac
   sbd_config "$cfg"; sleep 5
   wedges "$variant" 60
 done

@@ -5,7 +5,8 @@
 // write releases them together and each wants 400 MiB. Prints one line per session, its onset
 // (ms since the epoch when memory.current first reached its brake, read in rounds 100 ms apart;
 // the mean round period goes to stderr):
-//   node storm.js N BRAKE_MIB   prints: UNIT ONSET_MS (tab-separated), then leaves them running
+//   node storm.js N BRAKE_MIB [PREFIX]   prints: UNIT ONSET_MS (tab-separated), then leaves them
+//   running; the units are PREFIX-0.scope … (PREFIX: storm)
 const fs = require('node:fs');
 const { spawn, spawnSync } = require('node:child_process');
 const { once } = require('node:events');
@@ -17,6 +18,7 @@ const SLICE = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/sessi
 async function main() {
   const n = Number(process.argv[2]);
   const brake = BigInt(process.argv[3]) << 20n;
+  const prefix = process.argv[4] ?? 'storm';
   const fifo = `/tmp/storm-go-${process.pid}`;
   if (spawnSync('mkfifo', [fifo]).status !== 0) throw new Error(`mkfifo ${fifo} failed`);
   const bus = dbus.sessionBus({ busAddress: /** @type {string} */ (process.env.DBUS_SESSION_BUS_ADDRESS) });
@@ -26,7 +28,7 @@ async function main() {
     const hog = spawn('python3', ['-c', HOG, fifo], { stdio: 'ignore', detached: true });
     await once(hog, 'spawn');
     hog.unref();
-    const unit = `storm-${i}.scope`;
+    const unit = `${prefix}-${i}.scope`;
     await mgr.StartTransientUnit(unit, 'fail', [
       ['PIDs', new dbus.Variant('au', [hog.pid])], ['Slice', new dbus.Variant('s', 'sessions.slice')],
       ['MemoryHigh', new dbus.Variant('t', brake)], ['MemorySwapMax', new dbus.Variant('t', 0n)],
@@ -35,6 +37,9 @@ async function main() {
   }
   bus.disconnect();
   await new Promise((r) => setTimeout(r, 5000)); // let sbd adopt them all
+  // sbd's CPU (utime + stime, clock ticks) at the release, when SBD_PID names it
+  const sbd = process.env.SBD_PID;
+  if (sbd) console.error(`sbd_ticks_at_release\t${fs.readFileSync(`/proc/${sbd}/stat`, 'utf8').replace(/^.*\) /, '').split(' ').slice(11, 13).reduce((a, x) => a + Number(x), 0)}`);
   fs.writeFileSync(fifo, ''); // opens for writing (every reader wakes) and closes (EOF)
   const onset = new Map();
   const start = Date.now();
