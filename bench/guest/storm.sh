@@ -5,6 +5,7 @@
 # a long grace: only verdicts). Waits up to 120 s for every standing-still verdict. Results:
 # $LAB_OUT/storm.tsv (run, unit, onset ms, verdict ms; run is "single" or "storm") and
 # $LAB_OUT/storm-sbd.txt (sbd's RSS, and its CPU from the storm's release to its last verdict).
+# SBD_PROF=1: sbd runs under node --cpu-prof; its profile lands in $LAB_OUT/sbd-storm.cpuprofile.
 set -u
 STORM=${STORM:-50}
 SINGLES=${SINGLES:-5}
@@ -12,6 +13,11 @@ BRAKE_MIB=${BRAKE_MIB:-32}
 cd /mnt/proj
 . bench/guest/lib.sh
 bench_start storm $'run\tunit\tonset_ms\tverdict_ms'
+if [[ -n ${SBD_PROF:-} ]]; then # sbd under node --cpu-prof: the profile is written when it stops
+  as mkdir -p /home/tester/.config/systemd/user/sbd.service.d /home/tester/sbd-prof
+  printf '[Service]\nEnvironment="NODE_OPTIONS=--cpu-prof --cpu-prof-dir=/home/tester/sbd-prof"\n' | as tee /home/tester/.config/systemd/user/sbd.service.d/90-prof.conf >/dev/null
+  as systemctl --user daemon-reload
+fi
 sbd_config '{"raise": {"enabled": false}, "detector": {"graceS": 600}}'; sleep 5
 pid=$(as systemctl --user show -P MainPID sbd.service)
 verdicts() { as node /mnt/proj/bench/guest/journal-incidents.js | grep '"event":"standing-still"'; }
@@ -36,3 +42,7 @@ storm storm "$STORM" storm
 c0=$(awk -F'\t' '$1 == "sbd_ticks_at_release" {print $2}' /tmp/rounds.txt)
 { printf 'sbd_rss_kib\t%s\nsbd_cpu_s_during_storm\t%s\n' "$(awk '/^VmRSS/{print $2}' /proc/$pid/status)" "$(awk "BEGIN{print ($c1-$c0)/100}")"; grep onset_round_ms /tmp/rounds.txt; } >"$LAB_OUT/storm-sbd.txt"
 cat "$LAB_OUT/storm-sbd.txt"
+if [[ -n ${SBD_PROF:-} ]]; then
+  as systemctl --user stop sbd.service; sleep 2
+  cp /home/tester/sbd-prof/*.cpuprofile "$LAB_OUT/sbd-storm.cpuprofile" && echo "sbd's profile: $LAB_OUT/sbd-storm.cpuprofile"
+fi
