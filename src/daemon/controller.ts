@@ -163,7 +163,7 @@ export class BrakeController {
     try {
       await this.setHigh(session, plan.toBytes);
       raised(); // told once systemd has put it in force, never before: a reader may check the cgroup
-      feed.setState(resetEpisode(feed.state)); // a new episode: two hot windows again before the next step
+      feed.setState(resetEpisode(feed.state)); // a new episode: hot onset windows again before the next step
     } catch (err) {
       this.deps.log('warn', 'could not raise the brake', { unit: session.unit, err });
     }

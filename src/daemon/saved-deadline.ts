@@ -5,7 +5,7 @@
  *    that ran out meanwhile expires at the first window;
  *  - another boot, an unknown boot (the kernel does not tell), or a record without a boot id (an
  *    older sbd, whose times were the wall clock's): the times mean nothing here. The deadline is
- *    dropped and that is told; if the session still stands still, two hot windows start a new
+ *    dropped and that is told; if the session still stands still, hot onset windows start a new
  *    one with the whole grace (the stop comes later than announced, never sooner). Across a real
  *    reboot this cannot meet a session anyway: its scope died with the boot, and the new one has
  *    another invocation id.
