@@ -19,6 +19,11 @@ const { stormTable } = require('./storm-table');
 const pass = ['SINGLES', 'BRAKE_MIB', 'SBD_PROF'].filter((k) => process.env[k]).map((k) => `export ${k}=${JSON.stringify(process.env[k])}\n`).join('');
 const tsv = runGuestBench('storm', `export STORM=${storm}\n${pass}bash /mnt/proj/bench/guest/storm.sh\n`);
 const rows = fs.readFileSync(tsv, 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
-const sbd = Object.fromEntries(fs.readFileSync(path.join(path.dirname(tsv), 'storm-sbd.txt'), 'utf8').trim().split('\n').map((l) => l.split('\t')));
+const sbdFile = path.join(path.dirname(tsv), 'storm-sbd.txt');
+if (!fs.existsSync(sbdFile)) {
+  console.error(`bench:storm: the storm did not run to its end; sbd's unit and journal: ${path.dirname(tsv)}/sbd-unit.txt, sbd-journal.txt`);
+  process.exit(1);
+}
+const sbd = Object.fromEntries(fs.readFileSync(sbdFile, 'utf8').trim().split('\n').map((l) => l.split('\t')));
 console.log(`\nresults: ${tsv}`);
 console.log(stormTable(rows, sbd, storm));

@@ -22,9 +22,14 @@ fi
 sbd_config '{"raise": {"enabled": false}, "detector": {"graceS": 600}}'; sleep 5
 pid=$(as systemctl --user show -P MainPID sbd.service)
 verdicts() { as node /mnt/proj/bench/guest/journal-incidents.js | grep '"event":"standing-still"'; }
+# sbd's journal and restarts, for the record (and when something failed)
+sbd_record() {
+  as systemctl --user show -p NRestarts -p Result -p MainPID sbd.service | tee "$LAB_OUT/sbd-unit.txt"
+  as journalctl --user -u sbd.service --no-pager -o cat | grep -v '"level":20' | tail -200 >"$LAB_OUT/sbd-journal.txt"
+}
 # storm RUN N PREFIX: N sessions released together; waits for N verdicts of PREFIX-*; appends rows
 storm() {
-  as env SBD_PID="$pid" node bench/guest/storm.js "$2" "$BRAKE_MIB" "$3" >/tmp/onsets.tsv 2>/tmp/rounds.txt || { cat /tmp/rounds.txt >&2; exit 1; }
+  as env SBD_PID="$pid" node bench/guest/storm.js "$2" "$BRAKE_MIB" "$3" >/tmp/onsets.tsv 2>/tmp/rounds.txt || { cat /tmp/rounds.txt >&2; sbd_record; exit 1; }
   for _ in $(seq 1 24); do [[ $(verdicts | grep -c "\"$3-") -ge $2 ]] && break; sleep 5; done
   c1=$(awk '{print $14+$15}' /proc/$pid/stat)
   verdicts | RUN=$1 node -e '
@@ -43,6 +48,7 @@ storm storm "$STORM" storm
 c0=$(awk -F'\t' '$1 == "sbd_ticks_at_release" {print $2}' /tmp/rounds.txt)
 { printf 'sbd_rss_kib\t%s\nsbd_cpu_s_during_storm\t%s\n' "$(awk '/^VmRSS/{print $2}' /proc/$pid/status)" "$(awk "BEGIN{print ($c1-$c0)/100}")"; grep onset_round_ms /tmp/rounds.txt; } >"$LAB_OUT/storm-sbd.txt"
 cat "$LAB_OUT/storm-sbd.txt"
+sbd_record
 if [[ -n ${SBD_PROF:-} ]]; then
   as systemctl --user stop sbd.service; sleep 2
   cp /home/tester/sbd-prof/*.cpuprofile "$LAB_OUT/sbd-storm.cpuprofile" && echo "sbd's profile: $LAB_OUT/sbd-storm.cpuprofile"
