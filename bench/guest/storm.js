@@ -43,7 +43,7 @@ async function main() {
   fs.writeFileSync(fifo, ''); // opens for writing (every reader wakes) and closes (EOF)
   const onset = new Map();
   const start = Date.now();
-  const end = start + 60_000;
+  const end = start + 60_000 + n * 300; // 200 sessions' first allocations take a while under emulation
   let rounds = 0;
   while (onset.size < n && Date.now() < end) {
     rounds++;

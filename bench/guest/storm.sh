@@ -16,7 +16,8 @@ bench_start storm $'run\tunit\tonset_ms\tverdict_ms'
 if [[ -n ${SBD_PROF:-} ]]; then # sbd under node --cpu-prof: the profile is written when it stops
   # (node refuses --cpu-prof in NODE_OPTIONS: a drop-in replaces ExecStart)
   as mkdir -p /home/tester/.config/systemd/user/sbd.service.d /home/tester/sbd-prof
-  printf '[Service]\nExecStart=\nExecStart=%s --cpu-prof --cpu-prof-dir=/home/tester/sbd-prof /mnt/proj/dist/daemon/main.js\n' "$(as sh -c 'command -v node')" | as tee /home/tester/.config/systemd/user/sbd.service.d/90-prof.conf >/dev/null
+  # (and no watchdog: a profile is written only by an orderly exit, never after the watchdog's SIGABRT)
+  printf '[Service]\nWatchdogSec=0\nExecStart=\nExecStart=%s --cpu-prof --cpu-prof-dir=/home/tester/sbd-prof /mnt/proj/dist/daemon/main.js\n' "$(as sh -c 'command -v node')" | as tee /home/tester/.config/systemd/user/sbd.service.d/90-prof.conf >/dev/null
   as systemctl --user daemon-reload
 fi
 sbd_config '{"raise": {"enabled": false}, "detector": {"graceS": 600}}'; sleep 5
