@@ -1,8 +1,9 @@
 // @ts-check
 'use strict';
 // In the guest, as tester: a storm. N sessions (scopes of sessions.slice made over D-Bus, a
-// BRAKE_MIB brake each, no swap) each hold a hog that waits on one FIFO; when all exist, one
-// write releases them together and each wants 400 MiB. Prints one line per session, its onset
+// BRAKE_MIB brake each, no swap) each hold a hog that says it is ready (a file) and waits for a
+// byte from one FIFO; when all are ready, one write of N bytes releases them together (a hog
+// that comes late still finds its byte: the write end stays open) and each wants 400 MiB. Prints one line per session, its onset
 // (ms since the epoch when memory.current first reached its brake, read in rounds 100 ms apart;
 // the mean round period goes to stderr):
 //   node storm.js N BRAKE_MIB [PREFIX]   prints: UNIT ONSET_MS (tab-separated), then leaves them
@@ -12,7 +13,7 @@ const { spawn, spawnSync } = require('node:child_process');
 const { once } = require('node:events');
 const dbus = require('/mnt/proj/node_modules/dbus-next');
 
-const HOG = 'import sys\nopen(sys.argv[1]).read()\nc = []\nwhile len(c) < 400: c.append(b"x" * (1 << 20))\nimport time; time.sleep(3600)';
+const HOG = 'import os, sys\nopen("%s-%d.ready" % (sys.argv[1], os.getpid()), "a").close()\nopen(sys.argv[1], "rb", buffering=0).read(1)\nc = []\nwhile len(c) < 400: c.append(b"x" * (1 << 20))\nimport time; time.sleep(3600)';
 const SLICE = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/sessions.slice';
 
 async function main() {
@@ -36,11 +37,18 @@ async function main() {
     units.push(unit);
   }
   bus.disconnect();
-  await new Promise((r) => setTimeout(r, 5000)); // let sbd adopt them all
+  // every hog ready (Python's start under emulation with 200 of them takes minutes), then 5 s
+  // more for sbd to adopt them all
+  const readyBy = Date.now() + 600_000;
+  const ready = () => fs.readdirSync('/tmp').filter((f) => f.startsWith(`storm-go-${process.pid}-`) && f.endsWith('.ready')).length;
+  while (ready() < n && Date.now() < readyBy) await new Promise((r) => setTimeout(r, 500));
+  console.error(`hogs_ready\t${ready()}`);
+  await new Promise((r) => setTimeout(r, 5000));
   // sbd's CPU (utime + stime, clock ticks) at the release, when SBD_PID names it
   const sbd = process.env.SBD_PID;
   if (sbd) console.error(`sbd_ticks_at_release\t${fs.readFileSync(`/proc/${sbd}/stat`, 'utf8').replace(/^.*\) /, '').split(' ').slice(11, 13).reduce((a, x) => a + Number(x), 0)}`);
-  fs.writeFileSync(fifo, ''); // opens for writing (every reader wakes) and closes (EOF)
+  const writer = fs.openSync(fifo, 'r+'); // read-write: never blocks, and stays a writer for late readers
+  fs.writeSync(writer, Buffer.alloc(n, 120)); // a byte each
   const onset = new Map();
   const start = Date.now();
   const end = start + 60_000 + n * 300; // 200 sessions' first allocations take a while under emulation
@@ -55,7 +63,9 @@ async function main() {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+  fs.closeSync(writer);
   fs.rmSync(fifo, { force: true });
+  for (const f of fs.readdirSync('/tmp').filter((x) => x.startsWith(`storm-go-${process.pid}-`))) fs.rmSync(`/tmp/${f}`, { force: true });
   // How finely the onsets were seen: a round reads every file not yet at its brake.
   console.error(`onset_round_ms\t${((Date.now() - start) / rounds).toFixed(0)}`);
   for (const u of units) console.log(`${u}\t${onset.get(u) ?? ''}`);

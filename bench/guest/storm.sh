@@ -17,7 +17,7 @@ if [[ -n ${SBD_PROF:-} ]]; then # sbd under node --cpu-prof: the profile is writ
   # (node refuses --cpu-prof in NODE_OPTIONS: a drop-in replaces ExecStart)
   as mkdir -p /home/tester/.config/systemd/user/sbd.service.d /home/tester/sbd-prof
   # (and no watchdog: a profile is written only by an orderly exit, never after the watchdog's SIGABRT)
-  printf '[Service]\nWatchdogSec=0\nExecStart=\nExecStart=%s --cpu-prof --cpu-prof-dir=/home/tester/sbd-prof /mnt/proj/dist/daemon/main.js\n' "$(as sh -c 'command -v node')" | as tee /home/tester/.config/systemd/user/sbd.service.d/90-prof.conf >/dev/null
+  printf '[Service]\nWatchdogSec=0\nTimeoutStopSec=600\nExecStart=\nExecStart=%s --cpu-prof --cpu-prof-dir=/home/tester/sbd-prof /mnt/proj/dist/daemon/main.js\n' "$(as sh -c 'command -v node')" | as tee /home/tester/.config/systemd/user/sbd.service.d/90-prof.conf >/dev/null
   as systemctl --user daemon-reload
 fi
 sbd_config '{"raise": {"enabled": false}, "detector": {"graceS": 600}}'; sleep 5
@@ -51,6 +51,6 @@ c0=$(awk -F'\t' '$1 == "sbd_ticks_at_release" {print $2}' /tmp/rounds.txt)
 cat "$LAB_OUT/storm-sbd.txt"
 sbd_record
 if [[ -n ${SBD_PROF:-} ]]; then
-  as systemctl --user stop sbd.service; sleep 2
+  as systemctl --user stop sbd.service; for _ in $(seq 1 60); do ls /home/tester/sbd-prof/*.cpuprofile >/dev/null 2>&1 && break; sleep 2; done
   cp /home/tester/sbd-prof/*.cpuprofile "$LAB_OUT/sbd-storm.cpuprofile" && echo "sbd's profile: $LAB_OUT/sbd-storm.cpuprofile"
 fi
