@@ -27,7 +27,8 @@ const PRIMARY_OWNER = 1;
 /** What sbd's interface reports, each part read when asked. */
 export interface StatusSource {
   health(): ServiceHealth;
-  sessions(): SessionRow[];
+  /** sbd's rows come from its last reading, read first where too old (daemon/status-figures.ts). */
+  sessions(): SessionRow[] | Promise<SessionRow[]>;
   /** undefined when sbd does not arbitrate slices. */
   slices(): SliceRow[] | undefined;
 }
@@ -149,8 +150,8 @@ class ManagerInterface extends dbus.interface.Interface {
     return this.source.slices() !== undefined;
   }
 
-  ListSessions(): SessionTuple[] {
-    return this.source.sessions().map(sessionToBus);
+  async ListSessions(): Promise<SessionTuple[]> {
+    return (await this.source.sessions()).map(sessionToBus);
   }
 
   ListSlices(): SliceTuple[] {
@@ -158,9 +159,10 @@ class ManagerInterface extends dbus.interface.Interface {
   }
 
   /** Everything `sbctl status` shows, in one call and one text (src/daemon/status-json.ts says why). */
-  GetStatus(): string {
+  async GetStatus(): Promise<string> {
+    const sessions = await this.source.sessions();
     const slices = this.source.slices();
-    return statusToJson({ service: this.source.health(), sessions: this.source.sessions(), ...(slices !== undefined ? { slices } : {}) });
+    return statusToJson({ service: this.source.health(), sessions, ...(slices !== undefined ? { slices } : {}) });
   }
 
   /** Emits the signal: dbus-next sends what a signal member returns. */
