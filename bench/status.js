@@ -14,7 +14,7 @@ const tsv = runGuestBench('status', `export SESSIONS=${Number(process.env.SESSIO
 const rows = fs.readFileSync(tsv, 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
 const of = (what) => spread(rows.filter((x) => x[0] === what).map((x) => Number(x[2])));
 const base = of('node -e 0');
-const NAMES = { 'node -e 0': '`node -e 0`', fast: '`sbctl status --json` (one GetStatus call)', full: '`sbctl -c FILE status --json` (the full program)', cold: '`sbctl status --json`, figures older than the stale limit (30 s): read before the answer' };
+const NAMES = { 'node -e 0': '`node -e 0`', fast: '`sbctl status --json` (one GetStatus call)', full: '`sbctl -c FILE status --json` (the full program)', busy: '`sbctl status --json` right after another (sbd reading again meanwhile)', cold: '`sbctl status --json`, figures older than the stale limit (30 s): read before the answer' };
 console.log(`\nresults: ${tsv}`);
 console.log('| command | wall ms: median (min–max) | against `node -e 0` |');
 console.log('| --- | --- | --- |');
