@@ -30,7 +30,9 @@ export interface StatusSource {
   /** sbd's rows come from its last reading, read first where too old (daemon/status-figures.ts). */
   sessions(): SessionRow[] | Promise<SessionRow[]>;
   /** undefined when sbd does not arbitrate slices. */
-  slices(): SliceRow[] | undefined;
+  slices(): SliceRow[] | Promise<SliceRow[]> | undefined;
+  /** Whether slices() has rows, without reading them (by default: slices() is not undefined). */
+  arbitratesSlices?(): boolean;
 }
 
 class ManagerInterface extends dbus.interface.Interface {
@@ -147,21 +149,21 @@ class ManagerInterface extends dbus.interface.Interface {
   }
 
   get ArbitratesSlices(): boolean {
-    return this.source.slices() !== undefined;
+    return this.source.arbitratesSlices?.() ?? this.source.slices() !== undefined;
   }
 
   async ListSessions(): Promise<SessionTuple[]> {
     return (await this.source.sessions()).map(sessionToBus);
   }
 
-  ListSlices(): SliceTuple[] {
-    return (this.source.slices() ?? []).map(sliceToBus);
+  async ListSlices(): Promise<SliceTuple[]> {
+    return ((await this.source.slices()) ?? []).map(sliceToBus);
   }
 
   /** Everything `sbctl status` shows, in one call and one text (src/daemon/status-json.ts says why). */
   async GetStatus(): Promise<string> {
     const sessions = await this.source.sessions();
-    const slices = this.source.slices();
+    const slices = await this.source.slices();
     return statusToJson({ service: this.source.health(), sessions, ...(slices !== undefined ? { slices } : {}) });
   }
 

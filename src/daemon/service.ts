@@ -302,10 +302,10 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     }
     return rows;
   };
-  const sliceRows = (): SliceRow[] | undefined => (config.arbitration.enabled ? slices.rows() : undefined);
+  const sliceRows = (): Promise<SliceRow[]> | undefined => (config.arbitration.enabled ? slices.rows() : undefined);
   const status = async (): Promise<StatusReport> => {
     const sessions = await sessionRows();
-    const sliceList = sliceRows();
+    const sliceList = await sliceRows();
     return { service: health(), sessions, ...(sliceList ? { slices: sliceList } : {}) };
   };
 
@@ -315,7 +315,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const records = recordsDir(env);
   if (records) for (const unit of recordedUnits(records)) if (!registry.get(unit)) removeRecord(records, unit);
   await recoverMonitors(monitors, monitorWiring);
-  busService = await exportService(bus, { health, sessions: sessionRows, slices: sliceRows }, monitors);
+  busService = await exportService(bus, { health, sessions: sessionRows, slices: sliceRows, arbitratesSlices: () => config.arbitration.enabled }, monitors);
   log.info({ event: 'ready', sessions: registry.size, slices: config.slices, observeOnly: config.observeOnly, feed: feedMode(), version: VERSION }, 'sbd ready');
   notify('READY=1');
   updateStatus();

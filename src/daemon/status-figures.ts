@@ -1,6 +1,6 @@
 /**
  * The figures status shows for each session (memory, limits, pressure, processes, the biggest
- * command), as sbd last read them. Reading them is most of what a status call cost: seven cgroup
+ * command) and each slice (its figures and every member's), as sbd last read them. Reading them is most of what a status call cost: seven cgroup
  * files and a /proc file a process, for every session, anew on each call (3.4 s a call for 500
  * sessions in the lab's emulated guest, profiled for issue 15). So sbd answers from its last
  * reading, each row saying how old it is, and reads again after answering, off the call:
@@ -11,7 +11,6 @@
  * Nothing runs between status calls: an idle sbd reads nothing (issue 15: wakeups stay flat).
  */
 import { CgroupGoneError } from '../cgroup/read';
-import type { SessionFigures } from '../sessions/snapshot';
 
 /**
  * Figures older than this are read again before the answer: half a minute, so that a status
@@ -29,20 +28,21 @@ export const REREAD_AFTER_MS = 2_000;
  */
 export const SESSIONS_PER_TURN = 16;
 
+/** A session (its unit), or a slice (its unit name too), and its cgroup directory. */
 export interface FiguresSource {
   unit: string;
   cgroupDir: string;
 }
 
-export interface Reading {
-  figures: SessionFigures;
+export interface Reading<T> {
+  figures: T;
   /** When they were read: the monotonic clock, ms. */
   atMs: number;
 }
 
-export interface FiguresDeps {
-  /** Reads one session's figures; throws CgroupGoneError when its cgroup vanished. */
-  read(dir: string): SessionFigures;
+export interface FiguresDeps<T> {
+  /** Reads one cgroup's figures; throws CgroupGoneError when it vanished. */
+  read(dir: string): T;
   /** The monotonic clock, ms (util/clock.ts). */
   now(): number;
   /** Yields one turn of the event loop (setImmediate; tests pass their own). */
@@ -50,7 +50,7 @@ export interface FiguresDeps {
 }
 
 /** Which sessions must be read before answering, and which after (pure). */
-export function plan(sessions: readonly FiguresSource[], readings: ReadonlyMap<string, Reading>, nowMs: number): { before: FiguresSource[]; after: FiguresSource[] } {
+export function plan(sessions: readonly FiguresSource[], readings: ReadonlyMap<string, { atMs: number }>, nowMs: number): { before: FiguresSource[]; after: FiguresSource[] } {
   const before: FiguresSource[] = [];
   const after: FiguresSource[] = [];
   for (const s of sessions) {
@@ -61,21 +61,22 @@ export function plan(sessions: readonly FiguresSource[], readings: ReadonlyMap<s
   return { before, after };
 }
 
-export class StatusFigures {
-  private readonly readings = new Map<string, Reading>();
+/** The readings of one kind of row: sessions' figures (SessionFigures), or slices' samples. */
+export class StatusFigures<T> {
+  private readonly readings = new Map<string, Reading<T>>();
   /** Sessions to read before an answer can go out, then those to read for the next one. */
   private readonly urgent = new Map<string, FiguresSource>();
   private readonly later = new Map<string, FiguresSource>();
   private draining: Promise<void> | undefined;
   private waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
 
-  constructor(private readonly deps: FiguresDeps) {}
+  constructor(private readonly deps: FiguresDeps<T>) {}
 
   /**
    * The last reading of each session (read first where there is none or it is too old); a
    * session whose cgroup vanished meanwhile has none. Schedules the reading for the next call.
    */
-  async get(sessions: readonly FiguresSource[]): Promise<ReadonlyMap<string, Reading>> {
+  async get(sessions: readonly FiguresSource[]): Promise<ReadonlyMap<string, Reading<T>>> {
     const { before, after } = plan(sessions, this.readings, this.deps.now());
     if (before.length > 0) {
       for (const s of before) {
@@ -91,6 +92,12 @@ export class StatusFigures {
     for (const s of after) if (!this.urgent.has(s.unit)) this.later.set(s.unit, s);
     if (this.later.size > 0) this.drain();
     return answer;
+  }
+
+  /** A reading taken elsewhere (a feed's sample, on the same clock): kept when newer than ours. */
+  note(unit: string, figures: T, atMs: number): void {
+    const had = this.readings.get(unit);
+    if (had === undefined || had.atMs < atMs) this.readings.set(unit, { figures, atMs });
   }
 
   /** The session ended: its reading goes, and it is read no more. */

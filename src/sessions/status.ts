@@ -54,6 +54,8 @@ export interface SliceRow {
   lastAction: string | null;
   /** "psi", or what wakes it without a PSI trigger (a kernel without PSI). */
   feed?: string;
+  /** Seconds since its figures and its members' were read (sbd's last reading, or its feed's last sample); absent from an older sbd's typed list. */
+  sampleAgeS?: number;
 }
 
 export interface StatusReport {

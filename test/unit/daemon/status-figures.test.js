@@ -120,3 +120,21 @@ test('an answer that needs a reading is not kept behind a background reading of 
   assert.ok(h.reads.length - before <= 2 * SESSIONS_PER_TURN + 1, `${h.reads.length - before} reads before the new session's answer`);
   assert.ok(h.reads.includes('/cg/new'));
 });
+
+test('a feed\'s sample noted on the same clock serves the answer when newer than the reading; an older one is ignored', async () => {
+  const { h, fig, settle } = harness();
+  const s = sessions(1);
+  fig.note('s0.scope', figures(100), h.nowMs - 10); // a feed sampled it a moment ago: nothing to read
+  assert.equal((await fig.get(s)).get('s0.scope')?.figures.currentBytes, 100);
+  await settle();
+  assert.deepEqual(h.reads, []);
+  fig.note('s0.scope', figures(50), h.nowMs - 20); // older than what is held
+  assert.equal((await fig.get(s)).get('s0.scope')?.figures.currentBytes, 100);
+  h.nowMs += REREAD_AFTER_MS + 1;
+  await fig.get(s);
+  await settle();
+  fig.note('s0.scope', figures(200), h.nowMs - 1); // older than the reading just taken
+  assert.equal((await fig.get(s)).get('s0.scope')?.figures.currentBytes, 1);
+  fig.note('s0.scope', figures(300), h.nowMs + 1);
+  assert.equal((await fig.get(s)).get('s0.scope')?.figures.currentBytes, 300);
+});
