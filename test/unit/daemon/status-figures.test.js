@@ -138,3 +138,25 @@ test('a feed\'s sample noted on the same clock serves the answer when newer than
   fig.note('s0.scope', figures(300), h.nowMs + 1);
   assert.equal((await fig.get(s)).get('s0.scope')?.figures.currentBytes, 300);
 });
+
+test('property: every answer goes out, whatever the order of calls, sessions ending, feeds\' samples and cgroups vanishing', async () => {
+  const fc = require('fast-check');
+  await fc.assert(fc.asyncProperty(fc.array(fc.record({ op: fc.constantFrom('get', 'get', 'forget', 'note', 'tick', 'gone'), n: fc.integer({ min: 0, max: 40 }), adv: fc.integer({ min: 0, max: 2 * STALE_LIMIT_MS }) }), { minLength: 1, maxLength: 40 }), async (ops) => {
+    let now = 0;
+    const gone = new Set();
+    const fig = new StatusFigures({ read: (dir) => { if (gone.has(dir)) throw new CgroupGoneError(dir); return figures(1); }, now: () => now, turn: () => new Promise((resolve) => setImmediate(resolve)) });
+    const answered = [];
+    for (const o of ops) {
+      if (o.op === 'get') {
+        const i = answered.push(false) - 1;
+        void fig.get(sessions(o.n)).then(() => { answered[i] = true; });
+      } else if (o.op === 'forget') fig.forget(`s${o.n}.scope`);
+      else if (o.op === 'note') fig.note(`s${o.n}.scope`, figures(2), now);
+      else if (o.op === 'gone') gone.add(`/cg/s${o.n}`);
+      else now += o.adv;
+      if (o.n % 3 === 0) await new Promise((resolve) => setImmediate(resolve)); // some ops land while a reading runs
+    }
+    for (let t = 0; t < 2000 && answered.includes(false); t++) await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(!answered.includes(false), 'an answer never went out');
+  }), { numRuns: 100 });
+});
