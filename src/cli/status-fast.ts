@@ -6,21 +6,29 @@
  */
 import { callOnce } from '../bus-lite/call';
 import { SERVICE_INTERFACE, SERVICE_NAME, SERVICE_PATH } from '../daemon/bus-name';
-import { statusFromJson } from '../daemon/status-json';
+import { encodedStatusFromJson, statusFromJson } from '../daemon/status-json';
 import { userBusAddress } from '../systemd/address';
-import { printReport } from './status-render';
+import { printEncodedJson, printReport } from './status-render';
 
 /** How long sbd may take to answer: D-Bus's own default method-call time-out (25 s), as the full path has. */
 const ANSWER_TIMEOUT_MS = 25_000;
 
 /** The exit code, or undefined when sbd did not answer GetStatus (the full path then runs). */
 export async function statusFast(env: NodeJS.ProcessEnv, session: string | undefined, json: boolean): Promise<number | undefined> {
-  let report;
+  let print: () => number;
   try {
     const body = await callOnce(userBusAddress(env), { destination: SERVICE_NAME, path: SERVICE_PATH, interface: SERVICE_INTERFACE, member: 'GetStatus' }, ANSWER_TIMEOUT_MS);
-    report = statusFromJson(String(body[0]));
+    const text = String(body[0]);
+    if (json) {
+      // --json prints sbd's text again: parsed as written, "infinity" left a string (no reviver, no replacer)
+      const report = encodedStatusFromJson(text);
+      print = () => printEncodedJson(report, session);
+    } else {
+      const report = statusFromJson(text);
+      print = () => printReport(report, session, false);
+    }
   } catch {
     return undefined;
   }
-  return printReport(report, session, json);
+  return print();
 }

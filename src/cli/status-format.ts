@@ -11,6 +11,20 @@ export function formatHeader(r: StatusReport): string {
   return `sbd: running (pid ${s.pid ?? '?'}, up ${formatDuration(s.uptimeS ?? 0)}, v${s.version}, feed ${s.feed}, ${mode}; slices: ${s.slices.join(', ')})`;
 }
 
+/**
+ * From this age on, the figures' age is said under the table: one detector window (2 s); a
+ * reading younger than that is as fresh as what the detector itself judges.
+ */
+export const FIGURES_AGE_SHOWN_FROM_S = 2;
+
+/** "figures read up to 12s ago …" when sbd answered from an older reading, else undefined (pure). */
+export function figuresAge(rows: readonly SessionRow[]): string | undefined {
+  let oldest = 0;
+  for (const r of rows) if (r.sampleAgeS !== null && r.sampleAgeS !== undefined) oldest = Math.max(oldest, r.sampleAgeS);
+  if (oldest < FIGURES_AGE_SHOWN_FROM_S) return undefined;
+  return `memory, pressure and processes as read up to ${formatDuration(oldest)} ago (sbd reads them again after each status); states and deadlines are of now`;
+}
+
 const COLUMNS = ['SESSION', 'STATE', 'MEMORY', 'BRAKE', 'CEILING', 'PRESSURE', 'ANON', 'PROCS', 'BIGGEST', 'HEARTBEAT'] as const;
 
 function cells(row: SessionRow): string[] {
@@ -52,6 +66,8 @@ export function formatStatus(r: StatusReport): string {
   for (const row of table) lines.push(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  '));
   // Only what is not the norm: a session watched without PSI triggers (design.md §4's fallback).
   for (const s of r.sessions) if (s.feed !== null && s.feed !== undefined && s.feed !== 'psi') lines.push(`${s.name}: feed: ${s.feed}`);
+  const age = figuresAge(r.sessions);
+  if (age !== undefined) lines.push(age);
   const last = r.sessions.filter((s) => s.lastAction !== null).map((s) => `${s.name}: ${s.lastAction}`);
   if (last.length > 0) lines.push('', 'last actions:', ...last.map((l) => `  ${l}`));
   return lines.join('\n');

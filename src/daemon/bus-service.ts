@@ -27,9 +27,12 @@ const PRIMARY_OWNER = 1;
 /** What sbd's interface reports, each part read when asked. */
 export interface StatusSource {
   health(): ServiceHealth;
-  sessions(): SessionRow[];
+  /** sbd's rows come from its last reading, read first where too old (daemon/status-figures.ts). */
+  sessions(): SessionRow[] | Promise<SessionRow[]>;
   /** undefined when sbd does not arbitrate slices. */
-  slices(): SliceRow[] | undefined;
+  slices(): SliceRow[] | Promise<SliceRow[]> | undefined;
+  /** Whether slices() has rows, without reading them (by default: slices() is not undefined). */
+  arbitratesSlices?(): boolean;
 }
 
 class ManagerInterface extends dbus.interface.Interface {
@@ -146,21 +149,22 @@ class ManagerInterface extends dbus.interface.Interface {
   }
 
   get ArbitratesSlices(): boolean {
-    return this.source.slices() !== undefined;
+    return this.source.arbitratesSlices?.() ?? this.source.slices() !== undefined;
   }
 
-  ListSessions(): SessionTuple[] {
-    return this.source.sessions().map(sessionToBus);
+  async ListSessions(): Promise<SessionTuple[]> {
+    return (await this.source.sessions()).map(sessionToBus);
   }
 
-  ListSlices(): SliceTuple[] {
-    return (this.source.slices() ?? []).map(sliceToBus);
+  async ListSlices(): Promise<SliceTuple[]> {
+    return ((await this.source.slices()) ?? []).map(sliceToBus);
   }
 
   /** Everything `sbctl status` shows, in one call and one text (src/daemon/status-json.ts says why). */
-  GetStatus(): string {
-    const slices = this.source.slices();
-    return statusToJson({ service: this.source.health(), sessions: this.source.sessions(), ...(slices !== undefined ? { slices } : {}) });
+  async GetStatus(): Promise<string> {
+    const sessions = await this.source.sessions();
+    const slices = await this.source.slices();
+    return statusToJson({ service: this.source.health(), sessions, ...(slices !== undefined ? { slices } : {}) });
   }
 
   /** Emits the signal: dbus-next sends what a signal member returns. */

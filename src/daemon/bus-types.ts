@@ -54,6 +54,7 @@ export function sessionFromBus(t: SessionTuple): SessionRow {
     anonShare, pressureFullAvg10: pressure < 0 ? null : pressure, processes,
     biggest: bPid === 0 ? null : { name: bName, pid: bPid, rssBytes: limitFromBus(bRss) },
     heartbeatAgeS: usecFromBus(heartbeat),
+    sampleAgeS: null, // the typed row has no place for it
   };
 }
 

@@ -12,7 +12,9 @@ import { InboxWriter, inboxDir } from '../inbox/store';
 import { FileWatch } from '../native';
 import { type Session, SessionRegistry } from '../sessions/registry';
 import { recordedUnits, recordsDir, removeRecord } from '../sessions/record';
-import { type FeedMode, type ServiceHealth, type SessionRow, type SliceRow, type StatusReport, sessionRow } from '../sessions/status';
+import { type FeedMode, type ServiceHealth, type SessionRow, type SliceRow, type StatusReport, rowFrom } from '../sessions/status';
+import { heartbeatAge, readSessionFigures } from '../sessions/snapshot';
+import { StatusFigures } from './status-figures';
 import { SessionFeed } from '../stall/feed';
 import { DbusUserManager } from '../systemd/user-manager';
 import { VERSION } from '../version';
@@ -36,7 +38,7 @@ import type { SbdView, SessionState } from '../metrics/registry';
 import { startMetrics } from '../metrics/start';
 
 export interface RunningService {
-  status(): StatusReport;
+  status(): Promise<StatusReport>;
   stop(): void;
 }
 
@@ -115,6 +117,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const freeze = new FreezeWatch(config, incidents, () => registry.values());
   const oomKills = new OomKillWatch({ tell: (i) => incidents.tell(i), observeOnly: config.observeOnly });
   const feeds = new Map<string, SessionFeed>();
+  const statusFigures = new StatusFigures({ read: readSessionFigures, now: monotonicMs, turn: () => new Promise((resolve) => setImmediate(resolve)) });
   /** Each session's last verdict state, to tell the metrics when it moved. */
   const feedStates = new Map<string, string>();
   const byFile = new Map<string, Session>();
@@ -237,6 +240,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     }
     freeze.forget(s.unit);
     controller.forget(s.unit);
+    statusFigures.forget(s.unit);
     reaper.forget(s);
     oomKills.forget(s.unit);
     incidents.forget(s.unit);
@@ -282,21 +286,27 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   });
 
   const health = (): ServiceHealth => ({ running: true, pid: process.pid, version: VERSION, uptimeS: (monotonicMs() - startedAt) / 1000, feed: feedMode(), observeOnly: config.observeOnly, slices: config.slices });
-  const sessionRows = (): SessionRow[] => {
-    const now = monotonicMs(); // the deadline's clock; heartbeat ages are read against the wall clock (file mtimes)
-    return registry
-      .list()
-      .map((s) => {
-        const feed = feeds.get(s.unit);
-        const deadline = feed?.state.deadline;
-        return sessionRow(s, sessionState(s), deadline ? Math.max(0, (deadline.endsAtMs - now) / 1000) : null, incidents.lastAction(s.unit), Date.now(), feed?.describe() ?? null);
-      })
-      .filter((r): r is SessionRow => r !== undefined);
+  const sessionRows = async (): Promise<SessionRow[]> => {
+    const listed = registry.list();
+    const readings = await statusFigures.get(listed);
+    const now = monotonicMs(); // the deadline's and the readings' clock; heartbeat ages are read against the wall clock (file mtimes)
+    const wall = Date.now();
+    const rows: SessionRow[] = [];
+    for (const s of listed) {
+      const reading = readings.get(s.unit);
+      if (reading === undefined || registry.get(s.unit) !== s) continue; // its cgroup vanished, or it ended meanwhile
+      const feed = feeds.get(s.unit);
+      const deadline = feed?.state.deadline;
+      const live = { state: sessionState(s), deadlineS: deadline ? Math.max(0, (deadline.endsAtMs - now) / 1000) : null, lastAction: incidents.lastAction(s.unit), feed: feed?.describe() ?? null };
+      rows.push(rowFrom(s, live, reading.figures, heartbeatAge(s.heartbeat, wall), Math.max(0, (now - reading.atMs) / 1000)));
+    }
+    return rows;
   };
-  const sliceRows = (): SliceRow[] | undefined => (config.arbitration.enabled ? slices.rows() : undefined);
-  const status = (): StatusReport => {
-    const sliceList = sliceRows();
-    return { service: health(), sessions: sessionRows(), ...(sliceList ? { slices: sliceList } : {}) };
+  const sliceRows = (): Promise<SliceRow[]> | undefined => (config.arbitration.enabled ? slices.rows() : undefined);
+  const status = async (): Promise<StatusReport> => {
+    const sessions = await sessionRows();
+    const sliceList = await sliceRows();
+    return { service: health(), sessions, ...(sliceList ? { slices: sliceList } : {}) };
   };
 
   await registry.start();
@@ -305,7 +315,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const records = recordsDir(env);
   if (records) for (const unit of recordedUnits(records)) if (!registry.get(unit)) removeRecord(records, unit);
   await recoverMonitors(monitors, monitorWiring);
-  busService = await exportService(bus, { health, sessions: sessionRows, slices: sliceRows }, monitors);
+  busService = await exportService(bus, { health, sessions: sessionRows, slices: sliceRows, arbitratesSlices: () => config.arbitration.enabled }, monitors);
   log.info({ event: 'ready', sessions: registry.size, slices: config.slices, observeOnly: config.observeOnly, feed: feedMode(), version: VERSION }, 'sbd ready');
   notify('READY=1');
   updateStatus();

@@ -18,6 +18,7 @@ import type { BrakeController } from './controller';
 import type { Incidents } from './incidents';
 import type { Logger } from './log';
 import { SliceController } from './slice-controller';
+import { StatusFigures } from './status-figures';
 import { monotonicMs } from '../util/clock';
 
 export interface SliceArbiterDeps {
@@ -42,6 +43,8 @@ export class SliceArbiter {
   private readonly controller: SliceController;
   private readonly machine: MachineWatch;
   private readonly limits: SliceLimits;
+  /** The slices' samples for status: a feed's last, or read for status (every member's files: 1,000 reads at 500 sessions). */
+  private readonly readings = new StatusFigures<SliceSample>({ read: (dir) => readSliceSample(dir, monotonicMs()), now: monotonicMs, turn: () => new Promise((resolve) => setImmediate(resolve)) });
 
   constructor(private readonly deps: SliceArbiterDeps) {
     const { config, log } = deps;
@@ -81,6 +84,7 @@ export class SliceArbiter {
       config: this.deps.config.detector,
       limits: this.limits,
       onVerdict: (v, sample) => {
+        this.readings.note(s.slice, sample, sample.atMs);
         this.deps.observeVerdict?.(v, sample);
         this.controller.onVerdict(feed, v, sample);
       },
@@ -113,6 +117,7 @@ export class SliceArbiter {
     if (this.byFile.delete(events)) this.deps.unwatchFile(events);
     feed.stop();
     this.feeds.delete(slice);
+    this.readings.forget(slice);
     if (this.feeds.size === 0) this.machine.stop();
   }
 
@@ -124,15 +129,17 @@ export class SliceArbiter {
     return true;
   }
 
-  rows(): SliceRow[] {
+  /** The slices' rows from their last samples (read first where too old: daemon/status-figures.ts). */
+  async rows(): Promise<SliceRow[]> {
+    const feeds = [...this.feeds.values()];
+    const readings = await this.readings.get(feeds.map((f) => ({ unit: f.slice, cgroupDir: f.dir })));
     const rows: SliceRow[] = [];
     const now = monotonicMs();
-    for (const f of this.feeds.values()) {
-      try {
-        rows.push({ ...sliceRow(f.slice, readSliceSample(f.dir, now), f.state, f.lastVerdict?.state, this.deps.config.arbitration.culpritMinGrowth, now, this.deps.incidents.lastAction(f.slice)), feed: f.describe() });
-      } catch {
-        /* the slice is gone meanwhile: no row */
-      }
+    for (const f of feeds) {
+      const r = readings.get(f.slice);
+      if (r === undefined || this.feeds.get(f.slice) !== f) continue; // the slice is gone meanwhile: no row
+      const row = sliceRow(f.slice, r.figures, f.state, f.lastVerdict?.state, this.deps.config.arbitration.culpritMinGrowth, now, this.deps.incidents.lastAction(f.slice));
+      rows.push({ ...row, feed: f.describe(), sampleAgeS: Math.max(0, (now - r.atMs) / 1000) });
     }
     return rows;
   }

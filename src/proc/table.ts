@@ -54,6 +54,35 @@ export function readCgroupProcesses(dir: string, procRoot = '/proc'): ProcInfo[]
   return pids.map((pid) => readProcess(pid, procRoot)).filter((p): p is ProcInfo => p !== undefined);
 }
 
+/** A process's size, from /proc/PID/stat alone: what status shows (the biggest command). */
+export type ProcSize = Pick<ProcInfo, 'pid' | 'comm' | 'rssBytes'>;
+
+/**
+ * The processes of the cgroup at `dir` with their sizes only: one file a process (stat), where
+ * readCgroupProcesses reads three (stat, status, cmdline) for the uid and argv that status never
+ * shows. [] when the cgroup is gone.
+ */
+export function readCgroupSizes(dir: string, procRoot = '/proc'): ProcSize[] {
+  let pids: number[];
+  try {
+    pids = parsePids(readCgroupFile(dir, 'cgroup.procs'), path.join(dir, 'cgroup.procs'));
+  } catch (err) {
+    if (err instanceof CgroupGoneError) return [];
+    throw err;
+  }
+  const sizes: ProcSize[] = [];
+  for (const pid of pids) {
+    const file = path.join(procRoot, String(pid), 'stat');
+    try {
+      const stat = parseStat(fs.readFileSync(file, 'utf8'), file);
+      sizes.push({ pid, comm: stat.comm, rssBytes: stat.rssPages * systemPageSize() });
+    } catch (err) {
+      if (!processGone(err)) throw err;
+    }
+  }
+  return sizes;
+}
+
 /**
  * The session's root: the process whose parent is outside the cgroup; among several, the
  * oldest. Undefined for an empty cgroup.

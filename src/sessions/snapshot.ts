@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseLimit, parsePressure, parseRequiredKeys, parseSingle } from '../cgroup/parse';
 import { readCgroupFile, readOptional } from '../cgroup/read';
-import { type ProcInfo, readCgroupProcesses } from '../proc/table';
+import { type ProcSize, readCgroupSizes } from '../proc/table';
 
 export interface SessionSnapshot {
   currentBytes: number;
@@ -24,6 +24,9 @@ export interface SessionSnapshot {
   heartbeatAgeS: number | null;
 }
 
+/** What is read from the cgroup's files and /proc: everything but the heartbeat. */
+export type SessionFigures = Omit<SessionSnapshot, 'heartbeatAgeS'>;
+
 function limitOrInfinity(dir: string, name: string): number {
   const text = readOptional(dir, name);
   return text === undefined ? Infinity : parseLimit(text, path.join(dir, name));
@@ -39,19 +42,19 @@ export function heartbeatAge(file: string | undefined, nowMs: number): number | 
 }
 
 /** The heaviest process of a list (by RSS), or null. */
-export function heaviest(procs: readonly ProcInfo[]): SessionSnapshot['biggest'] {
-  let best: ProcInfo | undefined;
+export function heaviest(procs: readonly ProcSize[]): SessionSnapshot['biggest'] {
+  let best: ProcSize | undefined;
   for (const p of procs) if (best === undefined || p.rssBytes > best.rssBytes) best = p;
   return best ? { name: best.comm, pid: best.pid, rssBytes: best.rssBytes } : null;
 }
 
-/** Snapshot the cgroup at `dir`. Throws CgroupGoneError when the session just ended. */
-export function snapshotSession(dir: string, heartbeat: string | undefined, nowMs: number): SessionSnapshot {
+/** The figures of the cgroup at `dir`. Throws CgroupGoneError when the session just ended. */
+export function readSessionFigures(dir: string): SessionFigures {
   const current = parseSingle(readCgroupFile(dir, 'memory.current'), path.join(dir, 'memory.current'));
   const stat = parseRequiredKeys(readCgroupFile(dir, 'memory.stat'), path.join(dir, 'memory.stat'), ['anon', 'shmem'] as const);
   const pressureText = readOptional(dir, 'memory.pressure'); // absent on a kernel without PSI
   const pressure = pressureText === undefined ? undefined : parsePressure(pressureText, path.join(dir, 'memory.pressure'));
-  const procs = readCgroupProcesses(dir);
+  const procs = readCgroupSizes(dir);
   return {
     currentBytes: current,
     highBytes: limitOrInfinity(dir, 'memory.high'),
@@ -61,6 +64,10 @@ export function snapshotSession(dir: string, heartbeat: string | undefined, nowM
     pressureFullAvg10: pressure === undefined ? null : (pressure.full?.avg10 ?? 0) / 100,
     processes: procs.length,
     biggest: heaviest(procs),
-    heartbeatAgeS: heartbeatAge(heartbeat, nowMs),
   };
+}
+
+/** Snapshot the cgroup at `dir`. Throws CgroupGoneError when the session just ended. */
+export function snapshotSession(dir: string, heartbeat: string | undefined, nowMs: number): SessionSnapshot {
+  return { ...readSessionFigures(dir), heartbeatAgeS: heartbeatAge(heartbeat, nowMs) };
 }

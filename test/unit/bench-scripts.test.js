@@ -50,3 +50,27 @@ test('bench: the storm table sets the storm\'s worst against the singles\' media
   // storm: 3 reached the brake over 3 s, 2 verdicts (2 s and 4 s); the worst 4 s is 2.67× the singles' 1.5 s median
   assert.equal(lines[3], '| storm | 4 | 3 | 3.0 s | 2 | 2.0 s (2.0–4.0) | 4.0 s | 2.67× | 64 MiB | 4.5 s |');
 });
+
+test('bench: a .cpuprofile\'s self time per function, all of it or only under a named frame (issue 15)', () => {
+  const { selfTimes, entries } = require('../../bench/cpuprofile.js');
+  const frame = (functionName, url = 'file:///mnt/proj/dist/daemon/x.js', lineNumber = 0) => ({ functionName, url, lineNumber });
+  // (root) -> GetStatus -> readFileUtf8; (root) -> tick; (root) -> GetStatus (self)
+  const profile = {
+    nodes: [
+      { id: 1, callFrame: frame('(root)', ''), children: [2, 4] },
+      { id: 2, callFrame: frame('GetStatus', 'file:///mnt/proj/dist/daemon/bus-service.js', 160), children: [3] },
+      { id: 3, callFrame: frame('readFileUtf8', ''), children: [] },
+      { id: 4, callFrame: frame('tick'), children: [] },
+    ],
+    // the time a sample stands for is the delta after it
+    samples: [3, 3, 2, 4, 3, 4],
+    timeDeltas: [0, 100, 50, 10, 300, 7],
+  };
+  const all = selfTimes(profile);
+  assert.equal(all.totalUs, 100 + 50 + 10 + 300 + 7, 'the last sample stands for no time');
+  assert.deepEqual(all.rows.map((r) => [r.name, r.selfUs]), [['tick dist/daemon/x.js:1', 300], ['readFileUtf8', 157], ['GetStatus dist/daemon/bus-service.js:161', 10]]);
+  const under = selfTimes(profile, { under: 'GetStatus' });
+  assert.equal(under.totalUs, 167);
+  assert.deepEqual(under.rows.map((r) => r.name), ['readFileUtf8', 'GetStatus dist/daemon/bus-service.js:161']);
+  assert.equal(entries(profile, 'GetStatus'), 2, 'two runs of samples under GetStatus, apart');
+});

@@ -16,7 +16,8 @@ const { unmarshall } = require('dbus-next/lib/message');
 const dbus = require('dbus-next');
 const { decodeMessage, encodeMethodCall, messageLength, parseSignature, WireError } = require('../../../dist/bus-lite/wire.js');
 const { callOnce, socketOf, BusLiteError } = require('../../../dist/bus-lite/call.js');
-const { statusToJson, statusFromJson } = require('../../../dist/daemon/status-json.js');
+const { statusToJson, statusFromJson, encodedStatusFromJson } = require('../../../dist/daemon/status-json.js');
+const { renderStatus } = require('../../../dist/cli/status-render.js');
 const { exportService } = require('../../../dist/daemon/bus-service.js');
 const { plainStatusArgs } = require('../../../dist/cli/status-args.js');
 const { privateBus } = require('../../support/dbus-daemon');
@@ -46,6 +47,10 @@ test('GetStatus\'s text, as dbus-next sends it, decodes into the same report (in
   assert.deepEqual([decoded.type, decoded.replySerial, decoded.signature], [2, 2, 's']);
   assert.deepEqual(statusFromJson(decoded.body[0]), report);
   assert.equal(statusFromJson(statusToJson({ service: health, sessions })).slices, undefined, 'no slices key when sbd does not arbitrate them');
+  // --json prints sbd's text again without reviver or replacer: the very text of the decoded report's
+  const text = statusToJson(report);
+  assert.equal(JSON.stringify(encodedStatusFromJson(text), null, 2), renderStatus(statusFromJson(text), true));
+  assert.throws(() => encodedStatusFromJson('{"service": {}}'), /not a status report/);
   assert.throws(() => statusFromJson('[1,2]'), /not a status report/);
   assert.throws(() => statusFromJson('{"service": 1'), SyntaxError);
 });
@@ -137,11 +142,12 @@ test('against a real dbus-daemon: sbctl status answers by GetStatus, the same re
   assert.deepEqual(report.sessions.map((s) => [s.name, s.state, s.maxBytes]), [['build', 'standing-still', 'infinity'], ['quiet', 'ok', 'infinity']]);
   assert.equal(report.slices[0].culprit.rule, 'growth');
   assert.equal(calls, 1, 'one call: GetStatus read the health once');
-  // the full program (commander, dbus-next, the typed properties and lists) prints the same report
+  // the full program (commander, dbus-next) prints the same report, by GetStatus too: one call
   const full = await sbctl('-c', path.join(env.XDG_CONFIG_HOME, 'none.json'), 'status', '--json');
   assert.equal(full.code, 0, full.err);
   assert.deepEqual(JSON.parse(full.out), report);
-  assert.equal(calls, 1 + 6, 'the full path read the health once per property (6 of them)');
+  assert.equal(fast.out, full.out, 'the same text, though the fast path prints sbd\'s without reviving it');
+  assert.equal(calls, 1 + 1, 'the full path asked GetStatus alone (the typed properties would read the health once per property)');
   const one = await sbctl('status', 'quiet');
   assert.equal(one.code, 0);
   assert.match(one.out, /^quiet\s+ok/m);
@@ -149,5 +155,12 @@ test('against a real dbus-daemon: sbctl status answers by GetStatus, the same re
   const missing = await sbctl('status', 'nope');
   assert.equal(missing.code, 4);
   assert.match(missing.err, /no session "nope"/);
+  const oneJson = await sbctl('status', 'quiet', '--json');
+  assert.equal(oneJson.code, 0);
+  assert.deepEqual(JSON.parse(oneJson.out).sessions.map((s) => s.name), ['quiet']);
+  assert.equal(JSON.parse(oneJson.out).sessions[0].maxBytes, 'infinity');
+  const missingJson = await sbctl('status', 'nope', '--json');
+  assert.equal(missingJson.code, 4);
+  assert.match(missingJson.err, /no session "nope"/);
   await assert.rejects(callOnce(address, { destination: 'dev.sessionbrake.Manager1', path: '/dev/sessionbrake/Manager1', interface: 'dev.sessionbrake.Manager1', member: 'NoSuchMethod' }, 5000), (e) => e instanceof BusLiteError && /UnknownMethod/.test(e.type));
 });

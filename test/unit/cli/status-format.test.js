@@ -48,3 +48,12 @@ test('a slice without PSI says what wakes it instead', () => {
   assert.equal(lines[3], '  feed: no PSI: woken by its brake counter and the machine watch, judged by the fallback measure');
   assert.ok(!formatSlice({ ...slice, feed: 'psi' }).some((l) => l.includes('feed:')));
 });
+
+test('figures sbd answered from an older reading say how old they are; fresh ones, without sbd or from an older sbd, nothing', () => {
+  const aged = (name, sampleAgeS) => ({ ...row(name, 'psi'), sampleAgeS });
+  const out = formatStatus({ service, sessions: [aged('a', 0.4), aged('b', 12.4)] });
+  assert.match(out.split('\n').at(-1) ?? '', /^memory, pressure and processes as read up to 12s ago \(sbd reads them again after each status\); states and deadlines are of now$/);
+  for (const ages of [[0, 1.9], [null, null], [undefined]]) {
+    assert.doesNotMatch(formatStatus({ service, sessions: ages.map((a, i) => aged(`s${i}`, a)) }), /as read up to/, String(ages));
+  }
+});

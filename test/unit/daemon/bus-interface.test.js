@@ -62,6 +62,18 @@ test('sbctl status: without slice arbitration the report has no slices, as sbctl
   client.disconnect();
 });
 
+test('sbctl status of an sbd without GetStatus (older than issue 15): its typed properties and lists, the same report but the figures\' age', async () => {
+  const report = { service, sessions: [unbraked, braked], slices: [slice, quietSlice] };
+  let asked = 0;
+  // the first sessions() is GetStatus's: answered as an sbd that has no such method
+  const { sbd, client } = await sbdWith({ ...report, get sessions() { if (asked++ === 0) throw new dbus.DBusError('org.freedesktop.DBus.Error.UnknownMethod', 'Method "GetStatus" with signature "" on interface "dev.sessionbrake.Manager1" doesn\'t exist'); return report.sessions; } });
+  const got = await queryService(client);
+  assert.equal(asked, 2, 'GetStatus, then ListSessions');
+  assert.deepEqual(got, { ...report, sessions: report.sessions.map((r) => ({ ...r, sampleAgeS: null })) });
+  sbd.disconnect();
+  client.disconnect();
+});
+
 test('the interface is typed: properties and arrays of structs, no JSON in a string', async () => {
   const { sbd, client } = await sbdWith({ service, sessions: [braked], slices: [slice] });
   const call = (iface, member, signature = '', body = []) => client.call(new dbus.Message({ destination: 'dev.sessionbrake.Manager1', path: '/dev/sessionbrake/Manager1', interface: iface, member, signature, body }));

@@ -4,7 +4,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fc = require('fast-check');
 const { parseStat, parseStatusUid, parseCmdline, environValue } = require('../../../dist/proc/stat.js');
-const { readProcess, rootProcess } = require('../../../dist/proc/table.js');
+const { readProcess, rootProcess, readCgroupSizes } = require('../../../dist/proc/table.js');
 
 // A real line of /proc/<pid>/stat (python3 under a 64M brake), 52 fields.
 const REAL = '412 (python3) S 398 412 398 0 -1 4194560 17231 0 0 0 41 22 0 0 20 0 1 0 1834 79183872 16801 18446744073709551615 1 1 0 0 0 0 0 16781312 2 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0';
@@ -55,6 +55,23 @@ test('readProcess reads this very process, and undefined for one that exited', (
   assert.ok(me.rssBytes > 1 << 20);
   const { spawnSync } = require('node:child_process');
   assert.equal(readProcess(/** @type {number} */ (spawnSync('true').pid)), undefined);
+});
+
+test('readCgroupSizes: each process of the cgroup with its comm and RSS from stat alone, the same as readProcess; one that exited is left out; [] for a gone cgroup', () => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const { spawnSync } = require('node:child_process');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-cg-'));
+  const exited = /** @type {number} */ (spawnSync('true').pid);
+  fs.writeFileSync(path.join(dir, 'cgroup.procs'), `${process.pid}\n${exited}\n`);
+  const sizes = readCgroupSizes(dir);
+  const me = readProcess(process.pid);
+  assert.equal(sizes.length, 1);
+  assert.deepEqual([sizes[0].pid, sizes[0].comm], [process.pid, me?.comm]);
+  assert.ok(Math.abs(sizes[0].rssBytes - (me?.rssBytes ?? 0)) < 16 << 20, 'the same RSS as readProcess, give or take what this test allocated');
+  assert.deepEqual(Object.keys(sizes[0]).sort(), ['comm', 'pid', 'rssBytes'], 'no argv, no uid: status never shows them');
+  assert.deepEqual(readCgroupSizes(path.join(dir, 'gone')), []);
 });
 
 test('rootProcess: the oldest process whose parent is outside the set', () => {

@@ -116,6 +116,8 @@ test('sbd and sbctl as a user runs them', labOnly, async (t) => {
       assert.equal(row.swapMaxBytes, 0);
       assert.equal(row.processes, readCgroupFile(dir, 'cgroup.procs').split('\n').length);
       assert.equal(row.biggest.name, 'sleep');
+      // sbd's last reading (issue 15): never older than its stale limit (30 s)
+      assert.ok(typeof row.sampleAgeS === 'number' && row.sampleAgeS >= 0 && row.sampleAgeS <= 30, `sampleAgeS ${row.sampleAgeS}`);
     }
   });
 

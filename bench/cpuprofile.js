@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+// @ts-check
+'use strict';
+// Top self-time functions of a V8 .cpuprofile (node --cpu-prof), optionally only the samples
+// taken under a function of a given name (say GetStatus: what one D-Bus method costs sbd).
+//   node bench/cpuprofile.js FILE.cpuprofile [--under NAME] [--top N]
+const fs = require('node:fs');
+
+/**
+ * @typedef {{ id: number, callFrame: { functionName: string, url: string, lineNumber: number }, children?: number[] }} ProfileNode
+ * @typedef {{ nodes: ProfileNode[], samples: number[], timeDeltas: number[] }} Profile
+ */
+
+/** "name file:line" of a node, the file relative to the project when it is inside it. */
+function frameName(n) {
+  const f = n.callFrame;
+  const file = f.url.replace(/^file:\/\//, '').replace(/^.*\/(dist|node_modules)\//, '$1/');
+  return `${f.functionName || '(anonymous)'}${file ? ` ${file}:${f.lineNumber + 1}` : ''}`;
+}
+
+/**
+ * Self time per function (µs), summed over the samples (under a frame named `under` when given),
+ * biggest first, and the total sampled time they add up to.
+ * @param {Profile} profile  @param {{ under?: string }} [o]
+ * @returns {{ totalUs: number, rows: Array<{ name: string, selfUs: number }> }}
+ */
+function selfTimes(profile, { under } = {}) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const isUnder = new Map();
+  const inside = (id) => {
+    if (under === undefined) return true;
+    if (isUnder.has(id)) return isUnder.get(id);
+    const p = parent.get(id);
+    const v = byId.get(id)?.callFrame.functionName === under || (p !== undefined && inside(p));
+    isUnder.set(id, v);
+    return v;
+  };
+  const self = new Map();
+  let totalUs = 0;
+  // timeDeltas[i] is the time before sample i: the time a sample stands for is the next delta.
+  for (let i = 0; i < profile.samples.length; i++) {
+    const id = profile.samples[i];
+    const us = profile.timeDeltas[i + 1] ?? 0;
+    if (!inside(id)) continue;
+    const name = frameName(/** @type {ProfileNode} */ (byId.get(id)));
+    self.set(name, (self.get(name) ?? 0) + us);
+    totalUs += us;
+  }
+  const rows = [...self].map(([name, selfUs]) => ({ name, selfUs })).sort((a, b) => b.selfUs - a.selfUs);
+  return { totalUs, rows };
+}
+
+/** How many times a frame named `name` was entered (sample runs of it, for a per-call figure). */
+function entries(profile, name) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const under = (id) => {
+    for (let x = id; x !== undefined; x = parent.get(x)) if (byId.get(x)?.callFrame.functionName === name) return true;
+    return false;
+  };
+  let n = 0;
+  let was = false;
+  for (const id of profile.samples) {
+    const now = under(id);
+    if (now && !was) n++;
+    was = now;
+  }
+  return n;
+}
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  const opt = (k) => {
+    const i = args.indexOf(k);
+    return i >= 0 ? args.splice(i, 2)[1] : undefined;
+  };
+  const under = opt('--under');
+  const top = Number(opt('--top') ?? 15);
+  const profile = JSON.parse(fs.readFileSync(args[0], 'utf8'));
+  const { totalUs, rows } = selfTimes(profile, { under });
+  console.log(`${args[0]}: ${(totalUs / 1000).toFixed(0)} ms sampled${under ? ` under ${under} (${entries(profile, under)} runs of samples)` : ''}`);
+  console.log('| self ms | share | function |\n| ---: | ---: | --- |');
+  for (const r of rows.slice(0, top)) console.log(`| ${(r.selfUs / 1000).toFixed(1)} | ${((100 * r.selfUs) / totalUs).toFixed(1)} % | ${r.name} |`);
+}
+
+module.exports = { selfTimes, entries, frameName };
