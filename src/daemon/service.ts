@@ -181,6 +181,11 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     return modes.has('psi') ? 'psi' : 'sampling';
   };
   const updateStatus = (): void => {
+    const a = registry.adopting;
+    if (a) {
+      notify(`STATUS=adopting the sessions: ${a.listed} units to read (sbctl status shows how far)`);
+      return;
+    }
     notify(`STATUS=watching ${registry.size} session${registry.size === 1 ? '' : 's'} (feed ${feedMode()})${config.observeOnly ? ', observe-only' : ''}`);
   };
 
@@ -223,7 +228,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     reaper.watch(s);
     slices.watch(s);
     oomKills.watch(s);
-    updateStatus();
+    if (!registry.adopting) updateStatus(); // while adopting: once at READY and once when done
     metrics.changed();
   });
   registry.on('removed', (s, why) => {
@@ -242,7 +247,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     incidents.forget(s.unit);
     save(s.unit, undefined);
     slices.unwatch(s);
-    updateStatus();
+    if (!registry.adopting) updateStatus();
     metrics.changed();
   });
 
@@ -281,7 +286,10 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     },
   });
 
-  const health = (): ServiceHealth => ({ running: true, pid: process.pid, version: VERSION, uptimeS: (monotonicMs() - startedAt) / 1000, feed: feedMode(), observeOnly: config.observeOnly, slices: config.slices });
+  const health = (): ServiceHealth => ({
+    running: true, pid: process.pid, version: VERSION, uptimeS: (monotonicMs() - startedAt) / 1000, feed: feedMode(), observeOnly: config.observeOnly, slices: config.slices,
+    ...(registry.adopting ? { adopting: { ...registry.adopting } } : {}),
+  });
   const sessionRows = (): SessionRow[] => {
     const now = monotonicMs(); // the deadline's clock; heartbeat ages are read against the wall clock (file mtimes)
     return registry
@@ -299,14 +307,30 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     return { service: health(), sessions: sessionRows(), ...(sliceList ? { slices: sliceList } : {}) };
   };
 
-  await registry.start();
-  // Saved state and session records of sessions that no longer exist: forget them.
-  for (const unit of Object.keys(saved)) if (!registry.get(unit)) save(unit, undefined);
-  const records = recordsDir(env);
-  if (records) for (const unit of recordedUnits(records)) if (!registry.get(unit)) removeRecord(records, unit);
+  // Adopt every existing session. READY=1 waits for it at most adoptBeforeReadyS: with thousands
+  // of sessions the rest is adopted after READY, status saying "adopting" meanwhile.
+  registry.follow();
+  const adoption = registry.adopt().then(() => {
+    // Saved state and session records of sessions that no longer exist: forget them (only now:
+    // an sbd stopped mid-adoption leaves the deadlines of those it had not read yet in place).
+    for (const unit of Object.keys(saved)) if (!registry.get(unit)) save(unit, undefined);
+    const records = recordsDir(env);
+    if (records) for (const unit of recordedUnits(records)) if (!registry.get(unit)) removeRecord(records, unit);
+    log.info({ event: 'adopted', sessions: registry.size, ms: Math.round(monotonicMs() - startedAt) }, `adopted ${registry.size} session${registry.size === 1 ? '' : 's'}`);
+    updateStatus();
+    return true;
+  });
+  const adoptedBeforeReady = await Promise.race([adoption, new Promise<false>((resolve) => setTimeout(resolve, config.adoptBeforeReadyS * 1000, false).unref())]);
+  if (!adoptedBeforeReady) {
+    // systemd restarts sbd (Restart=on-failure) if it cannot list or read the units now
+    adoption.catch((err: unknown) => {
+      log.fatal({ event: 'adoption-failed', err }, 'cannot adopt the sessions; exiting');
+      process.exit(1);
+    });
+  }
   await recoverMonitors(monitors, monitorWiring);
   busService = await exportService(bus, { health, sessions: sessionRows, slices: sliceRows }, monitors);
-  log.info({ event: 'ready', sessions: registry.size, slices: config.slices, observeOnly: config.observeOnly, feed: feedMode(), version: VERSION }, 'sbd ready');
+  log.info({ event: 'ready', sessions: registry.size, adopting: registry.adopting, slices: config.slices, observeOnly: config.observeOnly, feed: feedMode(), version: VERSION }, 'sbd ready');
   notify('READY=1');
   updateStatus();
   const stopWatchdog = startWatchdog(env, process.pid);

@@ -13,6 +13,9 @@ export interface ServiceHealth {
   feed: FeedMode;
   observeOnly: boolean;
   slices: string[];
+  /** While sbd adopts the sessions that were there when it started (after READY=1, when there are
+   * thousands): the units read so far of those listed. Absent once done. */
+  adopting?: { adopted: number; listed: number };
 }
 
 export interface SessionRow extends SessionSnapshot {

@@ -48,3 +48,9 @@ test('a slice without PSI says what wakes it instead', () => {
   assert.equal(lines[3], '  feed: no PSI: woken by its brake counter and the machine watch, judged by the fallback measure');
   assert.ok(!formatSlice({ ...slice, feed: 'psi' }).some((l) => l.includes('feed:')));
 });
+
+test('while sbd adopts the sessions it found (issue 15: after READY=1 with thousands), the header says how far', () => {
+  const header = formatStatus({ service: { ...service, adopting: { adopted: 120, listed: 2000 } }, sessions: [] }).split('\n')[0];
+  assert.match(header, /; adopting: 120 of 2000 units read, the sessions not yet read are not watched$/);
+  assert.doesNotMatch(formatStatus({ service, sessions: [] }), /adopting/, 'not once done');
+});
