@@ -4,7 +4,7 @@
 // `npm run bench:idle`: boots the lab guest and measures the idle cost of SIZES sessions (default
 // "10 100 500"; issue 15 adds 1000 and 2000): sbd on the event feed, and up to VARIANTS_UPTO
 // sessions (default 500) sbd on 5 s timer sampling and systemd-oomd watching the same slice
-// (bench/guest/idle.sh). BASE=DIR (a directory of the checkout holding another build's dist/ and
+// (bench/guest/idle.sh; OTHERS_UPTO sets the size up to which those two run apart). BASE=DIR (a directory of the checkout holding another build's dist/ and
 // build/, e.g. main's) adds that sbd as the baseline of the same run. SIZES="10 100",
 // SECONDS_EACH=30 and SETTLE_S=10 shorten it; SB_VM_MEM (MiB) sizes the guest.
 const fs = require('node:fs');
@@ -49,7 +49,7 @@ function table(/** @type {Row[]} */ rows) {
 }
 
 if (require.main === module) {
-  const env = `export SIZES="${process.env.SIZES ?? '10 100 500'}" SECONDS_EACH=${process.env.SECONDS_EACH ?? 60} SETTLE_S=${process.env.SETTLE_S ?? 100} VARIANTS_UPTO=${process.env.VARIANTS_UPTO ?? 500} BASE="${process.env.BASE ?? ''}"`;
+  const env = `export SIZES="${process.env.SIZES ?? '10 100 500'}" SECONDS_EACH=${process.env.SECONDS_EACH ?? 60} SETTLE_S=${process.env.SETTLE_S ?? 100} VARIANTS_UPTO=${process.env.VARIANTS_UPTO ?? 500} OTHERS_UPTO=${process.env.OTHERS_UPTO ?? process.env.VARIANTS_UPTO ?? 500} BASE="${process.env.BASE ?? ''}"`;
   const tsv = runGuestBench('idle', `${env}\nbash /mnt/proj/bench/guest/idle.sh\n`, 3 * 3600);
   console.log(`\nresults: ${tsv}`);
   const rows = parseTsv(fs.readFileSync(tsv, 'utf8'));

@@ -1,9 +1,9 @@
 #!/bin/bash
 # Idle cost in the guest (issue 7, items 1 and 3; issue 15, items 3 and 4): for each N in $SIZES
 # (ascending: the sessions grow from one size to the next), N idle sessions, and for $SECONDS_EACH
-# s each: sbd on the event feed; up to $VARIANTS_UPTO sessions also the same sbd forced into timer
+# s each: sbd on the event feed; up to $OTHERS_UPTO sessions also the same sbd forced into timer
 # sampling every 5 s (a 1 s PSI window, which the kernel refuses to an unprivileged user) and
-# systemd-oomd alone (sbd stopped) watching the same slice with ManagedOOMMemoryPressure=kill.
+# (up to $OTHERS_UPTO) systemd-oomd alone (sbd stopped) watching the same slice with ManagedOOMMemoryPressure=kill.
 # Counted: the process's main thread's voluntary and involuntary context switches (its wakeups)
 # and its CPU time; for sbd also its RSS, its open files and inotify watches (and instances)
 # against its soft RLIMIT_NOFILE and the user's inotify limits, how long its (re)start took
@@ -16,6 +16,9 @@ set -u
 SIZES=${SIZES:-10 100 500}
 SECONDS_EACH=${SECONDS_EACH:-60}
 VARIANTS_UPTO=${VARIANTS_UPTO:-500}
+# the 5 s sampling and systemd-oomd variants: up to this size (issue 7's comparison; the baseline
+# sbd of $BASE is measured up to $VARIANTS_UPTO)
+OTHERS_UPTO=${OTHERS_UPTO:-$VARIANTS_UPTO}
 # Idle is the steady state: V8 runs its memory reducer (three full GCs) about 85 s after node
 # starts (seen with --trace-gc under TCG), so each count starts this long after the restart.
 SETTLE_S=${SETTLE_S:-100}
@@ -90,7 +93,7 @@ for n in $SIZES; do
   # its stop, timed on its own
   t0=$(date +%s%N); as systemctl --user stop sbd.service; t1=$(date +%s%N)
   printf '%s\tfeed-stop\t-\t-\t-\t-\t-\t-\t-\t-\t%s\t-\t-\t-\t-\t-\t-\n' "$n" $(((t1-t0)/1000000)) | tee -a "$out"
-  if ((n <= VARIANTS_UPTO)); then
+  if ((n <= OTHERS_UPTO)); then
     sbd_with '{"detector": {"windowS": 1, "fallbackIntervalS": 5}}'; measure "$n" sampling-5s "$(as systemctl --user show -P MainPID sbd.service)" "$start_ms" "$adopted_ms" "$stop_ms"
     as systemctl --user stop sbd.service; measure "$n" oomd "$(systemctl show -P MainPID systemd-oomd.service)" - -
   fi

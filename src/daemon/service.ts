@@ -183,7 +183,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const updateStatus = (): void => {
     const a = registry.adopting;
     if (a) {
-      notify(`STATUS=adopting the sessions: ${a.listed} units to read (sbctl status shows how far)`);
+      notify(`STATUS=adopting the sessions: ${a.listed === null ? 'listing the units' : `${a.listed} units to read`} (sbctl status shows how far)`);
       return;
     }
     notify(`STATUS=watching ${registry.size} session${registry.size === 1 ? '' : 's'} (feed ${feedMode()})${config.observeOnly ? ', observe-only' : ''}`);
@@ -310,12 +310,15 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   // Adopt every existing session. READY=1 waits for it at most adoptBeforeReadyS: with thousands
   // of sessions the rest is adopted after READY, status saying "adopting" meanwhile.
   registry.follow();
-  const adoption = registry.adopt().then(() => {
+  const adoption = registry.adopt().then(async () => {
     // Saved state and session records of sessions that no longer exist: forget them (only now:
     // an sbd stopped mid-adoption leaves the deadlines of those it had not read yet in place).
     for (const unit of Object.keys(saved)) if (!registry.get(unit)) save(unit, undefined);
     const records = recordsDir(env);
     if (records) for (const unit of recordedUnits(records)) if (!registry.get(unit)) removeRecord(records, unit);
+    // The monitors are recovered against their sessions, so only now: a session not read yet
+    // would count as ended, and its monitors would be stopped or forgotten.
+    await recoverMonitors(monitors, monitorWiring);
     log.info({ event: 'adopted', sessions: registry.size, ms: Math.round(monotonicMs() - startedAt) }, `adopted ${registry.size} session${registry.size === 1 ? '' : 's'}`);
     updateStatus();
     return true;
@@ -328,7 +331,6 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
       process.exit(1);
     });
   }
-  await recoverMonitors(monitors, monitorWiring);
   busService = await exportService(bus, { health, sessions: sessionRows, slices: sliceRows }, monitors);
   log.info({ event: 'ready', sessions: registry.size, adopting: registry.adopting, slices: config.slices, observeOnly: config.observeOnly, feed: feedMode(), version: VERSION }, 'sbd ready');
   notify('READY=1');

@@ -52,8 +52,9 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
   /** Units with an event after their lookup began: that lookup may have read the state before
    * the event (a new scope reads "inactive" while systemd starts it), so it is read again. */
   private readonly stale = new Set<string>();
-  /** While adopt() runs: the units read so far of those listed; undefined when not adopting. */
-  adopting: { adopted: number; listed: number } | undefined;
+  /** While adopt() runs: the units read so far of those listed (listed: null while the listing
+   * runs); undefined when not adopting. */
+  adopting: { adopted: number; listed: number | null } | undefined;
   /** Sessions the kernel said were over (unit -> invocation), until systemd removes the unit:
    * a lookup that still reads the unit as active must not adopt the same invocation again. */
   private readonly over = new Map<string, string>();
@@ -92,17 +93,29 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
    * its watchdog and its callers while it adopts thousands. `adopting` says how far it is.
    */
   async adopt(): Promise<void> {
-    const units = await this.manager.listLiveUnits();
+    this.adopting = { adopted: 0, listed: null };
+    let units: string[];
+    try {
+      units = await this.manager.listLiveUnits();
+    } catch (err) {
+      this.adopting = undefined;
+      throw err;
+    }
     this.adopting = { adopted: 0, listed: units.length };
     let next = 0;
+    const failed: string[] = [];
     const worker = async (): Promise<void> => {
       while (next < units.length) {
-        await this.refresh(units[next++] as string);
+        const unit = units[next++] as string;
+        if (!(await this.refresh(unit))) failed.push(unit);
         if (this.adopting) this.adopting.adopted++;
       }
     };
     try {
       await Promise.all(Array.from({ length: Math.min(ADOPT_IN_FLIGHT, units.length) }, worker));
+      // A read that failed (a busy manager's reply timed out, say) is tried once more, one at a
+      // time: a session left unread would be left unwatched until its next event.
+      for (const unit of failed) await this.refresh(unit);
     } finally {
       this.adopting = undefined;
     }
@@ -147,10 +160,11 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
     return this.byUnit.size;
   }
 
-  private async refresh(unit: string): Promise<void> {
+  /** Read the unit and adopt, follow or drop it; false when systemd's answer was an error. */
+  private async refresh(unit: string): Promise<boolean> {
     if (this.pending.has(unit)) {
       this.stale.add(unit);
-      return;
+      return true; // the lookup in flight reads it again
     }
     this.pending.add(unit);
     try {
@@ -161,8 +175,10 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
       } while (this.stale.has(unit)); // read before the latest event: read again
       if (info === undefined) this.drop(unit);
       else this.consider(info);
+      return true;
     } catch (err) {
       this.onWarn('cannot read a unit from systemd', { unit, err });
+      return false;
     } finally {
       this.pending.delete(unit);
       this.stale.delete(unit);

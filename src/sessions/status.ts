@@ -14,8 +14,9 @@ export interface ServiceHealth {
   observeOnly: boolean;
   slices: string[];
   /** While sbd adopts the sessions that were there when it started (after READY=1, when there are
-   * thousands): the units read so far of those listed. Absent once done. */
-  adopting?: { adopted: number; listed: number };
+   * thousands): the units read so far of those listed (listed: null while systemd lists them).
+   * Absent once done. */
+  adopting?: { adopted: number; listed: number | null };
 }
 
 export interface SessionRow extends SessionSnapshot {

@@ -52,5 +52,6 @@ test('a slice without PSI says what wakes it instead', () => {
 test('while sbd adopts the sessions it found (issue 15: after READY=1 with thousands), the header says how far', () => {
   const header = formatStatus({ service: { ...service, adopting: { adopted: 120, listed: 2000 } }, sessions: [] }).split('\n')[0];
   assert.match(header, /; adopting: 120 of 2000 units read, the sessions not yet read are not watched$/);
+  assert.match(formatStatus({ service: { ...service, adopting: { adopted: 0, listed: null } }, sessions: [] }), /; adopting: listing the units, the sessions are not watched yet$/m);
   assert.doesNotMatch(formatStatus({ service, sessions: [] }), /adopting/, 'not once done');
 });

@@ -112,9 +112,15 @@ test('registry: adopts many a few lookups at a time, and says how far it is unti
   let most = 0;
   const get = m.getUnit;
   m.getUnit = async (u) => { inFlight++; most = Math.max(most, inFlight); try { return await get(u); } finally { inFlight--; } };
+  /** @type {() => void} */
+  let release = () => {};
+  const list = m.listLiveUnits;
+  m.listLiveUnits = () => new Promise((resolve) => { release = () => resolve(list()); });
   const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
   assert.equal(r.adopting, undefined, 'nothing to adopt before start');
   const starting = r.start();
+  assert.deepEqual(r.adopting, { adopted: 0, listed: null }, 'adopting from the start, while systemd lists the units');
+  release();
   await settle();
   assert.deepEqual(r.adopting, { adopted: 0, listed: 40 });
   await answer();
@@ -126,6 +132,18 @@ test('registry: adopts many a few lookups at a time, and says how far it is unti
   assert.equal(r.adopting, undefined, 'done');
   assert.equal(r.size, 40);
   assert.equal(most, 16, 'never more than 16 lookups at once');
+});
+
+test('registry: a unit whose read failed while adopting is read once more before the adoption is done', async () => {
+  const m = fakeManager(new Map([['p.scope', unit('p.scope')], ['q.scope', unit('q.scope')]]));
+  const get = m.getUnit;
+  let failures = 1;
+  m.getUnit = async (u) => { if (u === 'p.scope' && failures-- > 0) throw new Error('org.freedesktop.DBus.Error.NoReply'); return get(u); };
+  const warned = [];
+  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined, (msg, f) => warned.push(`${msg} ${f.unit}`));
+  await r.start();
+  assert.deepEqual(r.list().map((s) => s.unit), ['p.scope', 'q.scope'], 'not left unwatched');
+  assert.deepEqual(warned, ['cannot read a unit from systemd p.scope']);
 });
 
 test('registry: a unit removed while the first listing runs is not adopted from that listing', async () => {

@@ -77,7 +77,11 @@ test('READY=1 before the adoption is done, "adopting" in status; killed mid-adop
     answered = Date.now();
     return s && s.service.pid !== killed && s.service.adopting === undefined && s;
   }, 120_000, { intervalMs: 1000, what: 'a new sbd to have adopted every session' });
-  assert.equal(done.sessions.filter((/** @type {any} */ s) => s.name.startsWith('adopt-idle-')).length, IDLE, 'every idle session adopted');
+  const journal = () => spawnSync('journalctl', ['--user', '-u', 'sbd.service', '-o', 'cat', '-n', '400', '--no-pager'], { encoding: 'utf8' }).stdout
+    .split('\n').filter((l) => /"level":[4-6]0|"event":"(ready|adopted|starting)"/.test(l)).slice(-15).join('\n');
+  const live = spawnSync('systemctl', ['--user', 'list-units', '--state=active', '--no-legend', 'adopt-idle-*.scope'], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean).length;
+  const adopted = done.sessions.filter((/** @type {any} */ s) => s.name.startsWith('adopt-idle-')).length;
+  assert.equal(adopted, IDLE, `every idle session adopted (${live} active in systemd); sbd's journal:\n${journal()}`);
   const row = done.sessions.find((/** @type {any} */ s) => s.name === 'adopt-deadline');
   assert.equal(row?.state, 'standing-still', 'the deadline survived the kill mid-adoption');
   const [least, most] = [(still.atMs + GRACE_S * 1000 - answered) / 1000 - 1, (still.atMs + GRACE_S * 1000 - asked) / 1000 + 1];
