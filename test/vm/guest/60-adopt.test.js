@@ -10,7 +10,7 @@ const { once } = require('node:events');
 const { labOnly, waitFor, dbus, Variant } = require('./helpers');
 const { startSbd, incidentCollector, startAgent, stopSessions, alive, sbctl, systemctl } = require('./sbd-helpers');
 
-const IDLE = 150;
+const IDLE = 100;
 // as 34-restart: sbd's restart and sbctl's answers under TCG beside other guests take tens of seconds
 const GRACE_S = 90;
 
@@ -86,8 +86,6 @@ test('READY=1 before the adoption is done, "adopting" in status; killed mid-adop
   assert.equal(row?.state, 'standing-still', 'the deadline survived the kill mid-adoption');
   const [least, most] = [(still.atMs + GRACE_S * 1000 - answered) / 1000 - 1, (still.atMs + GRACE_S * 1000 - asked) / 1000 + 1];
   assert.ok(row.deadlineS >= least && row.deadlineS <= most, `deadline ${row.deadlineS} s left, expected ${least.toFixed(1)}-${most.toFixed(1)} s: it continued, it did not start over`);
-  await inc.wait('adopt-deadline', 'subtree-stopped', (GRACE_S + 60) * 1000);
-  await waitFor(() => !alive(pids.hog), 10_000, { what: 'the hog to be gone' });
-  assert.equal(inc.of('adopt-deadline', 'subtree-stopped').length, 1, 'one stop, not two');
+  // (that the continued deadline ends in one stop, not two, is 34-restart's: not waited for here)
   assert.ok(alive(pids.agent), 'the agent lives');
 });
