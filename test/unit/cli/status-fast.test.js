@@ -141,7 +141,7 @@ test('against a real dbus-daemon: sbctl status answers by GetStatus, the same re
   const full = await sbctl('-c', path.join(env.XDG_CONFIG_HOME, 'none.json'), 'status', '--json');
   assert.equal(full.code, 0, full.err);
   assert.deepEqual(JSON.parse(full.out), report);
-  assert.equal(calls, 1 + 6, 'the full path read the health once per property (6 of them)');
+  assert.equal(calls, 1 + 7, 'the full path read the health once per property (7 of them)');
   const one = await sbctl('status', 'quiet');
   assert.equal(one.code, 0);
   assert.match(one.out, /^quiet\s+ok/m);
