@@ -75,6 +75,14 @@ sbd_with() {
     sleep 0.5
   done
 }
+BASE=${BASE:-}
+dropin=/home/tester/.config/systemd/user/sbd.service.d
+base_on() {
+  as mkdir -p "$dropin"
+  printf '[Service]\nExecStart=\nExecStart=%s /mnt/proj/%s/dist/daemon/main.js\n' "$(as sh -c 'command -v node')" "$BASE" | as tee "$dropin/90-base.conf" >/dev/null
+  as systemctl --user daemon-reload
+}
+base_off() { as rm -f "$dropin/90-base.conf"; as systemctl --user daemon-reload; }
 checked=
 made=0
 for n in $SIZES; do
