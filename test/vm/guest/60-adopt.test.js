@@ -11,8 +11,10 @@ const { labOnly, waitFor, dbus, Variant } = require('./helpers');
 const { startSbd, incidentCollector, startAgent, stopSessions, alive, sbctl, systemctl } = require('./sbd-helpers');
 
 const IDLE = 100;
-// as 34-restart: sbd's restart and sbctl's answers under TCG beside other guests take tens of seconds
-const GRACE_S = 90;
+// Longer than everything between the verdict and the last status: sbd's restart, two sbctl calls,
+// the kill, systemd's restart of sbd and the adoption of 100 sessions (with 90 s, as 34-restart,
+// the deadline ran out first under load and the stop was done: the row said "ok")
+const GRACE_S = 240;
 
 /** N idle sessions (a `sleep` each in its own scope of sessions.slice), made over D-Bus in one go. */
 async function idleSessions(n) {
@@ -83,7 +85,7 @@ test('READY=1 before the adoption is done, "adopting" in status; killed mid-adop
   const adopted = done.sessions.filter((/** @type {any} */ s) => s.name.startsWith('adopt-idle-')).length;
   assert.equal(adopted, IDLE, `every idle session adopted (${live} active in systemd); sbd's journal:\n${journal()}`);
   const row = done.sessions.find((/** @type {any} */ s) => s.name === 'adopt-deadline');
-  assert.equal(row?.state, 'standing-still', 'the deadline survived the kill mid-adoption');
+  assert.equal(row?.state, 'standing-still', `the deadline survived the kill mid-adoption (${((answered - still.atMs) / 1000).toFixed(0)} s after the verdict; incidents since: ${inc.of('adopt-deadline').map((i) => i.type).join(', ')})`);
   const [least, most] = [(still.atMs + GRACE_S * 1000 - answered) / 1000 - 1, (still.atMs + GRACE_S * 1000 - asked) / 1000 + 1];
   assert.ok(row.deadlineS >= least && row.deadlineS <= most, `deadline ${row.deadlineS} s left, expected ${least.toFixed(1)}-${most.toFixed(1)} s: it continued, it did not start over`);
   // (that the continued deadline ends in one stop, not two, is 34-restart's: not waited for here)
