@@ -151,15 +151,21 @@ export interface SbdResources {
   inotifyWatches: number;
   /** /proc/sys/fs/inotify/max_user_watches (shared by all of the user's processes). */
   maxUserWatches: number | undefined;
+  /** sbd's inotify instances (fds), and /proc/sys/fs/inotify/max_user_instances (per user). */
+  inotifyInstances?: number;
+  maxUserInstances?: number | undefined;
 }
 
 /**
  * Room for this many more sessions, in open files and inotify watches: issue 15 sizes sbd for
- * 1,000-2,000 sessions, and each session costs sbd one PSI trigger fd and up to two watches
- * (memory.events, and its heartbeat file when it has one).
+ * 1,000-2,000 sessions.
  */
 export const SESSIONS_OF_HEADROOM = 1000;
-const WATCHES_PER_SESSION = 2;
+/** What one session costs sbd in open files: its PSI trigger (memory.pressure) and its agent's
+ * pidfd (counted in the lab guest: bench/RESULTS.md, issue 15's idle table). */
+export const FILES_PER_SESSION = 2;
+/** And in inotify watches: memory.events.local, cgroup.events, and its heartbeat file when it has one. */
+export const WATCHES_PER_SESSION = 3;
 
 /** Open files and inotify watches: enough room for SESSIONS_OF_HEADROOM more sessions? (pure) */
 export function sbdResourceChecks(r: SbdResources): Check[] {
@@ -167,8 +173,8 @@ export function sbdResourceChecks(r: SbdResources): Check[] {
     ? { name: 'open files', ok: true, detail: `sbd (pid ${r.pid}) holds ${r.openFiles} open files; its limit could not be read` }
     : {
         name: 'open files',
-        ok: r.openFilesLimit - r.openFiles >= SESSIONS_OF_HEADROOM,
-        detail: `sbd (pid ${r.pid}) holds ${r.openFiles} of ${r.openFilesLimit} open files (one PSI trigger per session)`,
+        ok: r.openFilesLimit - r.openFiles >= SESSIONS_OF_HEADROOM * FILES_PER_SESSION,
+        detail: `sbd (pid ${r.pid}) holds ${r.openFiles} of ${r.openFilesLimit} open files (${FILES_PER_SESSION} per session: its PSI trigger and its agent's pidfd; room for ${Math.max(0, Math.floor((r.openFilesLimit - r.openFiles) / FILES_PER_SESSION))} more sessions)`,
         fix: `systemctl --user edit ${SERVICE_UNIT}: add [Service] LimitNOFILE=65536, then systemctl --user restart ${SERVICE_UNIT}`,
       };
   const watches: Check = r.maxUserWatches === undefined
@@ -176,7 +182,7 @@ export function sbdResourceChecks(r: SbdResources): Check[] {
     : {
         name: 'inotify watches',
         ok: r.maxUserWatches - r.inotifyWatches >= SESSIONS_OF_HEADROOM * WATCHES_PER_SESSION,
-        detail: `sbd holds ${r.inotifyWatches} of the ${r.maxUserWatches} inotify watches a user may have (up to ${WATCHES_PER_SESSION} per session)`,
+        detail: `sbd holds ${r.inotifyWatches} of the ${r.maxUserWatches} inotify watches a user may have (up to ${WATCHES_PER_SESSION} per session; room for ${Math.max(0, Math.floor((r.maxUserWatches - r.inotifyWatches) / WATCHES_PER_SESSION))} more sessions, fewer if the user's other programs watch files too)${r.inotifyInstances === undefined ? '' : `, on ${r.inotifyInstances} inotify instance${r.inotifyInstances === 1 ? '' : 's'}${r.maxUserInstances === undefined ? '' : ` of the ${r.maxUserInstances} a user may have`}`}`,
         fix: 'echo fs.inotify.max_user_watches=524288 | sudo tee /etc/sysctl.d/60-sessionbrake.conf && sudo sysctl --system',
       };
   return [files, watches];
@@ -194,6 +200,14 @@ export function countInotifyWatches(fdinfo: string): number {
   return fdinfo.split('\n').filter((l) => l.startsWith('inotify wd:')).length;
 }
 
+function linkOf(file: string): string | undefined {
+  try {
+    return fs.readlinkSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
 function readSbdResources(pid: number): SbdResources {
   const read = (file: string): string | undefined => {
     try {
@@ -208,9 +222,23 @@ function readSbdResources(pid: number): SbdResources {
   } catch {
     /* sbd just exited: counted as none */
   }
-  const inotifyWatches = fds.reduce((n, fd) => n + countInotifyWatches(read(`/proc/${pid}/fdinfo/${fd}`) ?? ''), 0);
-  const max = Number(read('/proc/sys/fs/inotify/max_user_watches')?.trim());
-  return { pid, openFilesLimit: parseOpenFilesLimit(read(`/proc/${pid}/limits`) ?? ''), openFiles: fds.length, inotifyWatches, maxUserWatches: Number.isInteger(max) && max > 0 ? max : undefined };
+  let inotifyWatches = 0;
+  let inotifyInstances = 0;
+  for (const fd of fds) {
+    const info = read(`/proc/${pid}/fdinfo/${fd}`) ?? '';
+    const n = countInotifyWatches(info);
+    inotifyWatches += n;
+    // an instance with no watch has no `inotify wd:` line: its link names it
+    if (n > 0 || linkOf(`/proc/${pid}/fd/${fd}`) === 'anon_inode:inotify') inotifyInstances++;
+  }
+  const positive = (file: string): number | undefined => {
+    const v = Number(read(file)?.trim());
+    return Number.isInteger(v) && v > 0 ? v : undefined;
+  };
+  return {
+    pid, openFilesLimit: parseOpenFilesLimit(read(`/proc/${pid}/limits`) ?? ''), openFiles: fds.length, inotifyWatches, maxUserWatches: positive('/proc/sys/fs/inotify/max_user_watches'),
+    inotifyInstances, maxUserInstances: positive('/proc/sys/fs/inotify/max_user_instances'),
+  };
 }
 
 export function formatChecks(checks: readonly Check[]): string {

@@ -8,7 +8,8 @@ export function formatHeader(r: StatusReport): string {
   const s = r.service;
   if (!s.running) return `sbd: not running — sessions read straight from systemd and the cgroup files (slices: ${s.slices.join(', ')})`;
   const mode = s.observeOnly ? 'observe-only' : 'acting';
-  return `sbd: running (pid ${s.pid ?? '?'}, up ${formatDuration(s.uptimeS ?? 0)}, v${s.version}, feed ${s.feed}, ${mode}; slices: ${s.slices.join(', ')})`;
+  const adopting = !s.adopting ? '' : s.adopting.listed === null ? '; adopting: listing the units, the sessions are not watched yet' : `; adopting: ${s.adopting.adopted} of ${s.adopting.listed} units read, the sessions not yet read are not watched`;
+  return `sbd: running (pid ${s.pid ?? '?'}, up ${formatDuration(s.uptimeS ?? 0)}, v${s.version}, feed ${s.feed}, ${mode}; slices: ${s.slices.join(', ')})${adopting}`;
 }
 
 /**

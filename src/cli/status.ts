@@ -31,7 +31,7 @@ export async function callService(bus: dbus.MessageBus, iface: string, member: s
 async function queryTyped(bus: dbus.MessageBus): Promise<StatusReport> {
   const [props] = (await callService(bus, 'org.freedesktop.DBus.Properties', 'GetAll', 's', [SERVICE_INTERFACE])) as [Record<string, dbus.Variant>];
   const value = <K extends keyof HealthProps>(k: K): HealthProps[K] => props[k]?.value as HealthProps[K];
-  const service = healthFromBus({ Version: value('Version'), Pid: value('Pid'), UptimeUSec: value('UptimeUSec'), Feed: value('Feed'), ObserveOnly: value('ObserveOnly'), Slices: value('Slices') });
+  const service = healthFromBus({ Version: value('Version'), Pid: value('Pid'), UptimeUSec: value('UptimeUSec'), Feed: value('Feed'), ObserveOnly: value('ObserveOnly'), Slices: value('Slices'), Adopting: value('Adopting') });
   const [sessions] = (await callService(bus, SERVICE_INTERFACE, 'ListSessions', '', [])) as [SessionTuple[]];
   const report: StatusReport = { service, sessions: sessions.map(sessionFromBus) };
   if (props.ArbitratesSlices?.value === true) {

@@ -193,6 +193,15 @@ export const configSchema = z
     notifyCommand: z.array(z.string().min(1)).min(1).optional(),
     /** How long the notify command and everything it started may run before its whole group is killed. */
     notifyTimeoutS: seconds.default(10),
+    /**
+     * How long sbd's READY=1 waits for the adoption of the sessions that were there when it
+     * started; the rest are adopted after READY=1 (`sbctl status` says "adopting" until done).
+     * systemd fails a start without READY=1 within the unit's TimeoutStartSec (90 s by default).
+     * 5 s: about what Node and sbd's modules take to start in the emulated lab guest, so that a
+     * start with thousands of sessions is ready within twice one with none (issue 15), and a few
+     * hundred are still adopted before READY=1 on a real machine. 0: READY=1 at once.
+     */
+    adoptBeforeReadyS: z.number().min(0).default(5),
     /** Prometheus metrics (issue 14, docs/metrics.md): the textfile for node_exporter, and an optional HTTP /metrics on loopback. */
     metrics: metricsSchema.default(() => metricsSchema.parse({})),
   })

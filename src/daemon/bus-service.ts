@@ -12,7 +12,7 @@ import { SERVICE_INTERFACE, SERVICE_NAME, SERVICE_PATH } from './bus-name';
 import { MonitorRequestError, type MonitorManager } from '../monitor/manager';
 import { approve, collect, inspect, reject, stopAll } from '../monitor/lifecycle';
 import {
-  BAD_REQUEST, GC_SIGNATURE, type GcTuple, INCIDENT_SIGNATURE, MONITOR_SIGNATURE, MONITOR_STATE_SIGNATURE, type MonitorStateTuple, type MonitorTuple, figuresFromBus, gcToBus, type IncidentArgs,
+  adoptingToBus, BAD_REQUEST, GC_SIGNATURE, type GcTuple, INCIDENT_SIGNATURE, MONITOR_SIGNATURE, MONITOR_STATE_SIGNATURE, type MonitorStateTuple, type MonitorTuple, figuresFromBus, gcToBus, type IncidentArgs,
   receiptToBus, SESSION_SIGNATURE, SLICE_SIGNATURE, type SessionTuple, type SliceTuple, incidentToBus, sessionToBus, sliceToBus, usecToBus,
 } from './bus-types';
 import { statusToJson } from './status-json';
@@ -148,6 +148,11 @@ class ManagerInterface extends dbus.interface.Interface {
     return this.source.health().slices;
   }
 
+  /** While sbd adopts the sessions it found: [units read, units listed (-1 while listing)]; [] once done. */
+  get Adopting(): number[] {
+    return adoptingToBus(this.source.health().adopting);
+  }
+
   get ArbitratesSlices(): boolean {
     return this.source.arbitratesSlices?.() ?? this.source.slices() !== undefined;
   }
@@ -201,6 +206,7 @@ ManagerInterface.configureMembers({
     ObserveOnly: { signature: 'b', access: READ },
     Slices: { signature: 'as', access: READ },
     ArbitratesSlices: { signature: 'b', access: READ },
+    Adopting: { signature: 'ai', access: READ },
   },
   methods: {
     ListSessions: { inSignature: '', outSignature: `a${SESSION_SIGNATURE}` },

@@ -92,10 +92,24 @@ export interface HealthProps {
   Feed: string;
   ObserveOnly: boolean;
   Slices: string[];
+  /** Absent from an sbd before issue 15. */
+  Adopting?: number[] | undefined;
 }
 
 export function healthFromBus(p: HealthProps): ServiceHealth {
-  return { running: true, pid: p.Pid, version: p.Version, uptimeS: usecFromBus(p.UptimeUSec), feed: p.Feed as ServiceHealth['feed'], observeOnly: p.ObserveOnly, slices: p.Slices };
+  const adopting = adoptingFromBus(p.Adopting);
+  return { running: true, pid: p.Pid, version: p.Version, uptimeS: usecFromBus(p.UptimeUSec), feed: p.Feed as ServiceHealth['feed'], observeOnly: p.ObserveOnly, slices: p.Slices, ...(adopting ? { adopting } : {}) };
+}
+
+/** ServiceHealth.adopting as the Adopting property: [read, listed] (listed -1 while listing), [] when done. */
+export function adoptingToBus(a: ServiceHealth['adopting']): number[] {
+  return a === undefined ? [] : [a.adopted, a.listed ?? -1];
+}
+
+export function adoptingFromBus(v: number[] | undefined): ServiceHealth['adopting'] {
+  if (v === undefined || v.length !== 2) return undefined;
+  const [adopted, listed] = v as [number, number];
+  return { adopted, listed: listed < 0 ? null : listed };
 }
 
 /** A figure as a variant: text, flag, whole number (int64), other number (double; an unlimited

@@ -184,6 +184,11 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     return modes.has('psi') ? 'psi' : 'sampling';
   };
   const updateStatus = (): void => {
+    const a = registry.adopting;
+    if (a) {
+      notify(`STATUS=adopting the sessions: ${a.listed === null ? 'listing the units' : `${a.listed} units to read`} (sbctl status shows how far)`);
+      return;
+    }
     notify(`STATUS=watching ${registry.size} session${registry.size === 1 ? '' : 's'} (feed ${feedMode()})${config.observeOnly ? ', observe-only' : ''}`);
   };
 
@@ -226,7 +231,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     reaper.watch(s);
     slices.watch(s);
     oomKills.watch(s);
-    updateStatus();
+    if (!registry.adopting) updateStatus(); // while adopting: once at READY and once when done
     metrics.changed();
   });
   registry.on('removed', (s, why) => {
@@ -246,7 +251,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     incidents.forget(s.unit);
     save(s.unit, undefined);
     slices.unwatch(s);
-    updateStatus();
+    if (!registry.adopting) updateStatus();
     metrics.changed();
   });
 
@@ -285,7 +290,10 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     },
   });
 
-  const health = (): ServiceHealth => ({ running: true, pid: process.pid, version: VERSION, uptimeS: (monotonicMs() - startedAt) / 1000, feed: feedMode(), observeOnly: config.observeOnly, slices: config.slices });
+  const health = (): ServiceHealth => ({
+    running: true, pid: process.pid, version: VERSION, uptimeS: (monotonicMs() - startedAt) / 1000, feed: feedMode(), observeOnly: config.observeOnly, slices: config.slices,
+    ...(registry.adopting ? { adopting: { ...registry.adopting } } : {}),
+  });
   const sessionRows = async (): Promise<SessionRow[]> => {
     const listed = registry.list();
     const readings = await statusFigures.get(listed);
@@ -309,14 +317,32 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     return { service: health(), sessions, ...(sliceList ? { slices: sliceList } : {}) };
   };
 
-  await registry.start();
-  // Saved state and session records of sessions that no longer exist: forget them.
-  for (const unit of Object.keys(saved)) if (!registry.get(unit)) save(unit, undefined);
-  const records = recordsDir(env);
-  if (records) for (const unit of recordedUnits(records)) if (!registry.get(unit)) removeRecord(records, unit);
-  await recoverMonitors(monitors, monitorWiring);
+  // Adopt every existing session. READY=1 waits for it at most adoptBeforeReadyS: with thousands
+  // of sessions the rest is adopted after READY, status saying "adopting" meanwhile.
+  registry.follow();
+  const adoption = registry.adopt().then(async () => {
+    // Saved state and session records of sessions that no longer exist: forget them (only now:
+    // an sbd stopped mid-adoption leaves the deadlines of those it had not read yet in place).
+    for (const unit of Object.keys(saved)) if (!registry.get(unit)) save(unit, undefined);
+    const records = recordsDir(env);
+    if (records) for (const unit of recordedUnits(records)) if (!registry.get(unit)) removeRecord(records, unit);
+    // The monitors are recovered against their sessions, so only now: a session not read yet
+    // would count as ended, and its monitors would be stopped or forgotten.
+    await recoverMonitors(monitors, monitorWiring);
+    log.info({ event: 'adopted', sessions: registry.size, ms: Math.round(monotonicMs() - startedAt) }, `adopted ${registry.size} session${registry.size === 1 ? '' : 's'}`);
+    updateStatus();
+    return true;
+  });
+  const adoptedBeforeReady = await Promise.race([adoption, new Promise<false>((resolve) => setTimeout(resolve, config.adoptBeforeReadyS * 1000, false).unref())]);
+  if (!adoptedBeforeReady) {
+    // systemd restarts sbd (Restart=on-failure) if it cannot list or read the units now
+    adoption.catch((err: unknown) => {
+      log.fatal({ event: 'adoption-failed', err }, 'cannot adopt the sessions; exiting');
+      process.exit(1);
+    });
+  }
   busService = await exportService(bus, { health, sessions: sessionRows, slices: sliceRows, arbitratesSlices: () => config.arbitration.enabled }, monitors);
-  log.info({ event: 'ready', sessions: registry.size, slices: config.slices, observeOnly: config.observeOnly, feed: feedMode(), version: VERSION }, 'sbd ready');
+  log.info({ event: 'ready', sessions: registry.size, adopting: registry.adopting, slices: config.slices, observeOnly: config.observeOnly, feed: feedMode(), version: VERSION }, 'sbd ready');
   notify('READY=1');
   updateStatus();
   const stopWatchdog = startWatchdog(env, process.pid);

@@ -34,6 +34,10 @@ export interface Session {
 }
 
 const LIVE = new Set(['active', 'activating', 'reloading']);
+/** Units read at once while adopting: enough to keep the bus and systemd busy (a read is a round
+ * trip), few enough that the watchdog's ping and a caller's GetStatus are not queued behind
+ * thousands of replies. */
+const ADOPT_IN_FLIGHT = 16;
 
 export interface RegistryEvents {
   added: [Session];
@@ -48,8 +52,9 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
   /** Units with an event after their lookup began: that lookup may have read the state before
    * the event (a new scope reads "inactive" while systemd starts it), so it is read again. */
   private readonly stale = new Set<string>();
-  /** While the first listing runs: units with an event since it began (the listing may predate it). */
-  private listing: Set<string> | undefined;
+  /** While adopt() runs: the units read so far of those listed (listed: null while the listing
+   * runs); undefined when not adopting. */
+  adopting: { adopted: number; listed: number | null } | undefined;
   /** Sessions the kernel said were over (unit -> invocation), until systemd removes the unit:
    * a lookup that still reads the unit as active must not adopt the same invocation again. */
   private readonly over = new Map<string, string>();
@@ -63,33 +68,57 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
     super();
   }
 
-  /** Adopt every existing session, then follow systemd's events. */
+  /** Adopt every existing session, then follow systemd's events: follow(), then adopt(). */
   async start(): Promise<void> {
-    const touched = new Set<string>();
-    this.listing = touched;
+    this.follow();
+    await this.adopt();
+  }
+
+  /** Follow systemd's events from now on (before adopt(): an event during the listing is not lost). */
+  follow(): void {
     this.manager.onUnitEvent((e) => {
       if (!/\.(scope|service)$/.test(e.unit)) return;
-      this.listing?.add(e.unit);
       if (e.type === 'unit-removed') {
         this.over.delete(e.unit);
         this.drop(e.unit);
         if (this.pending.has(e.unit)) this.stale.add(e.unit); // its lookup must not bring it back
       } else void this.refresh(e.unit);
     });
-    let listed: UnitInfo[];
+  }
+
+  /**
+   * Adopt every existing session: the running scopes and services are listed (one call), then each
+   * is read as an event would read it (refresh(): a unit with an event meanwhile is read again,
+   * one removed meanwhile is not brought back), ADOPT_IN_FLIGHT at a time, so that sbd answers
+   * its watchdog and its callers while it adopts thousands. `adopting` says how far it is.
+   */
+  async adopt(): Promise<void> {
+    this.adopting = { adopted: 0, listed: null };
+    let units: string[];
     try {
-      listed = await this.manager.listSliceUnits(this.slices);
+      units = await this.manager.listLiveUnits();
+    } catch (err) {
+      this.adopting = undefined;
+      throw err;
+    }
+    this.adopting = { adopted: 0, listed: units.length };
+    let next = 0;
+    const failed: string[] = [];
+    const worker = async (): Promise<void> => {
+      while (next < units.length) {
+        const unit = units[next++] as string;
+        if (!(await this.refresh(unit))) failed.push(unit);
+        if (this.adopting) this.adopting.adopted++;
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: Math.min(ADOPT_IN_FLIGHT, units.length) }, worker));
+      // A read that failed (a busy manager's reply timed out, say) is tried once more, one at a
+      // time: a session left unread would be left unwatched until its next event.
+      for (const unit of failed) await this.refresh(unit);
     } finally {
-      this.listing = undefined;
+      this.adopting = undefined;
     }
-    // A unit with an event since the listing began is read again: the listing may predate a
-    // removal (it was adopted then and never dropped) or a new invocation.
-    const again: Array<Promise<void>> = [];
-    for (const info of listed) {
-      if (touched.has(info.unit)) again.push(this.refresh(info.unit));
-      else this.consider(info);
-    }
-    await Promise.all(again);
   }
 
   /**
@@ -131,10 +160,11 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
     return this.byUnit.size;
   }
 
-  private async refresh(unit: string): Promise<void> {
+  /** Read the unit and adopt, follow or drop it; false when systemd's answer was an error. */
+  private async refresh(unit: string): Promise<boolean> {
     if (this.pending.has(unit)) {
       this.stale.add(unit);
-      return;
+      return true; // the lookup in flight reads it again
     }
     this.pending.add(unit);
     try {
@@ -145,8 +175,10 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
       } while (this.stale.has(unit)); // read before the latest event: read again
       if (info === undefined) this.drop(unit);
       else this.consider(info);
+      return true;
     } catch (err) {
       this.onWarn('cannot read a unit from systemd', { unit, err });
+      return false;
     } finally {
       this.pending.delete(unit);
       this.stale.delete(unit);
@@ -168,12 +200,12 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
       return;
     }
     if (known) this.drop(info.unit); // a new session behind the same name
-    const session = this.adopt(info);
+    const session = this.newSession(info);
     this.byUnit.set(info.unit, session);
     this.emit('added', session);
   }
 
-  private adopt(info: UnitInfo): Session {
+  private newSession(info: UnitInfo): Session {
     const dir = cgroupDir(info.controlGroup);
     const record = this.records ? readRecord(this.records, info.unit, (file, why) => this.onWarn('ignoring a bad session record', { file, why })) : undefined;
     // The record names the agent even after it exited: then its leftovers are what remains.

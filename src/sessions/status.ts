@@ -13,6 +13,10 @@ export interface ServiceHealth {
   feed: FeedMode;
   observeOnly: boolean;
   slices: string[];
+  /** While sbd adopts the sessions that were there when it started (after READY=1, when there are
+   * thousands): the units read so far of those listed (listed: null while systemd lists them).
+   * Absent once done. */
+  adopting?: { adopted: number; listed: number | null };
 }
 
 export interface SessionRow extends SessionSnapshot {

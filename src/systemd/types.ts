@@ -53,6 +53,8 @@ export type UnitEvent =
 export interface UserManager {
   /** The active units of these slices (direct children), with their properties. */
   listSliceUnits(slices: readonly string[]): Promise<UnitInfo[]>;
+  /** The scopes and services that are active, activating or reloading (any slice): their names. */
+  listLiveUnits(): Promise<string[]>;
   /** One unit's properties; undefined when systemd does not know it. */
   getUnit(unit: string): Promise<UnitInfo | undefined>;
   /** The user manager's Version property, e.g. "252.39-1~deb12u2". */

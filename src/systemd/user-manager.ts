@@ -170,6 +170,11 @@ export class DbusUserManager implements UserManager {
     return infos.filter((u): u is UnitInfo => u !== undefined && slices.includes(u.slice));
   }
 
+  async listLiveUnits(): Promise<string[]> {
+    const [rows] = (await this.managerCall('ListUnitsByPatterns', 'asas', [['active', 'activating', 'reloading'], ['*.scope', '*.service']])) as [Array<[string]>];
+    return rows.map(([name]) => name);
+  }
+
   async getUnit(unit: string): Promise<UnitInfo | undefined> {
     const kind = unit.endsWith('.scope') ? 'Scope' : unit.endsWith('.service') ? 'Service' : unit.endsWith('.slice') ? 'Slice' : unit.endsWith('.timer') ? 'Timer' : undefined;
     if (kind === undefined) return undefined;

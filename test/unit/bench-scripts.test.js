@@ -74,3 +74,41 @@ test('bench: a .cpuprofile\'s self time per function, all of it or only under a 
   assert.deepEqual(under.rows.map((r) => r.name), ['readFileUtf8', 'GetStatus dist/daemon/bus-service.js:161']);
   assert.equal(entries(profile, 'GetStatus'), 2, 'two runs of samples under GetStatus, apart');
 });
+
+test('bench:idle: wakeups and CPU a minute from a 60 s count, start times, the baseline beside (issue 15)', () => {
+  const { parseTsv, table, perMin } = require('../../bench/idle.js');
+  const head = 'sessions\tvariant\tseconds\tvoluntary_ctxt\tinvoluntary_ctxt\tcpu_s\trss_kib\tstatus_ms\tstart_ms\tadopted_ms\tstop_ms\tfds\tnofile_soft\tinotify_watches\tinotify_instances\tmax_user_watches\tmax_user_instances';
+  const rows = parseTsv([head,
+    '1000\tbase-start\t-\t-\t-\t-\t-\t-\tfailed-after-90500\t-\t-\t-\t-\t-\t-\t-\t-',
+    '1000\tfeed\t30\t4\t2\t0.25\t81920\t3300/700\t6100\t21400\t4000\t2031\t524288\t2004\t1\t65536\t128',
+    '1000\tfeed-stop\t-\t-\t-\t-\t-\t-\t-\t-\t37200\t-\t-\t-\t-\t-\t-',
+  ].join('\n'));
+  assert.equal(perMin(rows[1]), 12, '(4+2) in 30 s is 12 a minute');
+  const line = table(rows).split('\n')[2];
+  assert.equal(line, '| 1000 | 12 (8+4) | 0.50 | 80 MiB | 2031 (524288) | 2004 (1) | 6.1 s | 21.4 s | 37.2 s | failed (90.5 s) | - | - | - | - | - | 3.3 s (0.7 s) |');
+});
+
+test('profile-top: self time per function and per origin from a V8 CPU profile', () => {
+  const { selfTimes, byOrigin } = require('../../bench/profile-top.js');
+  const frame = (functionName, url) => ({ functionName, url, lineNumber: 0 });
+  const profile = {
+    nodes: [
+      { id: 1, callFrame: frame('(root)', ''), children: [2, 3, 5] },
+      { id: 2, callFrame: frame('Module._load', 'node:internal/modules/cjs/loader'), children: [4] },
+      { id: 3, callFrame: frame('getUnit', 'file:///mnt/proj/dist/systemd/user-manager.js'), children: [6] },
+      { id: 4, callFrame: frame('readFileUtf8', ''), children: [] },
+      { id: 5, callFrame: frame('(garbage collector)', ''), children: [] },
+      { id: 6, callFrame: frame('read', 'file:///mnt/proj/node_modules/dbus-next/lib/dbus-buffer.js'), children: [] },
+    ],
+    // each sample stands for the time until the next one; the last for nothing here
+    samples: [4, 4, 6, 3, 5, 6],
+    timeDeltas: [0, 1000, 1000, 2000, 1000, 3000],
+    startTime: 0,
+    endTime: 8000,
+  };
+  const { totalMs, rows } = selfTimes(profile);
+  assert.equal(totalMs, 8);
+  assert.deepEqual(rows.map((r) => [r.fn, r.selfMs]), [['(garbage collector)', 3], ['readFileUtf8', 2], ['read', 2], ['getUnit', 1]]);
+  const origin = Object.fromEntries(byOrigin(profile).map((o) => [o.origin, o.ms]));
+  assert.deepEqual(origin, { 'module loading': 2, 'node_modules/dbus-next': 2, 'dist/systemd': 1, '(garbage collector)': 3 }, 'a native frame under require() is module loading; one with no file under sbd\'s code is its caller\'s');
+});

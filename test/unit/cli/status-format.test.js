@@ -57,3 +57,22 @@ test('figures sbd answered from an older reading say how old they are; fresh one
     assert.doesNotMatch(formatStatus({ service, sessions: ages.map((a, i) => aged(`s${i}`, a)) }), /as read up to/, String(ages));
   }
 });
+
+test('while sbd adopts the sessions it found (issue 15: after READY=1 with thousands), the header says how far', () => {
+  const header = formatStatus({ service: { ...service, adopting: { adopted: 120, listed: 2000 } }, sessions: [] }).split('\n')[0];
+  assert.match(header, /; adopting: 120 of 2000 units read, the sessions not yet read are not watched$/);
+  assert.match(formatStatus({ service: { ...service, adopting: { adopted: 0, listed: null } }, sessions: [] }), /; adopting: listing the units, the sessions are not watched yet$/m);
+  assert.doesNotMatch(formatStatus({ service, sessions: [] }), /adopting/, 'not once done');
+});
+
+test('the Adopting property: [read, listed] while adopting (-1 while listing), [] once done, absent from an older sbd', () => {
+  const { adoptingToBus, adoptingFromBus, healthFromBus } = require('../../../dist/daemon/bus-types.js');
+  assert.deepEqual(adoptingToBus({ adopted: 120, listed: 2000 }), [120, 2000]);
+  assert.deepEqual(adoptingToBus({ adopted: 0, listed: null }), [0, -1]);
+  assert.deepEqual(adoptingToBus(undefined), []);
+  for (const a of [{ adopted: 120, listed: 2000 }, { adopted: 0, listed: null }, undefined]) assert.deepEqual(adoptingFromBus(adoptingToBus(a)), a);
+  const props = { Version: '0.1.0', Pid: 42, UptimeUSec: 75_000_000n, Feed: 'psi', ObserveOnly: false, Slices: ['nbr.slice'] };
+  assert.deepEqual(healthFromBus({ ...props, Adopting: [3, 9] }).adopting, { adopted: 3, listed: 9 }, 'sbctl status without GetStatus says adopting too');
+  assert.equal('adopting' in healthFromBus(props), false, 'an sbd before issue 15');
+  assert.equal('adopting' in healthFromBus({ ...props, Adopting: [] }), false);
+});

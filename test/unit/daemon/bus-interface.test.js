@@ -78,7 +78,7 @@ test('the interface is typed: properties and arrays of structs, no JSON in a str
   const { sbd, client } = await sbdWith({ service, sessions: [braked], slices: [slice] });
   const call = (iface, member, signature = '', body = []) => client.call(new dbus.Message({ destination: 'dev.sessionbrake.Manager1', path: '/dev/sessionbrake/Manager1', interface: iface, member, signature, body }));
   const props = (await call('org.freedesktop.DBus.Properties', 'GetAll', 's', ['dev.sessionbrake.Manager1'])).body[0];
-  assert.deepEqual(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, v.signature])), { Version: 's', Pid: 'u', UptimeUSec: 't', Feed: 's', ObserveOnly: 'b', Slices: 'as', ArbitratesSlices: 'b' });
+  assert.deepEqual(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, v.signature])), { Version: 's', Pid: 'u', UptimeUSec: 't', Feed: 's', ObserveOnly: 'b', Slices: 'as', ArbitratesSlices: 'b', Adopting: 'ai' });
   assert.equal(props.UptimeUSec.value, 75_250_000n);
   const sessions = await call('dev.sessionbrake.Manager1', 'ListSessions');
   assert.equal(sessions.signature, 'a(ssstssttttddu(sut)t)');

@@ -20,7 +20,7 @@ test('registry: agentFromRecord is true only for a session sbctl run recorded', 
   const records = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-records-'));
   writeRecord(records, { unit: 'rec.scope', id: 'rec', agentPid: 4242, agentStartTicks: 7, createdAtMs: 0 });
   const units = new Map([['rec.scope', unit('rec.scope')], ['bare.scope', unit('bare.scope')]]);
-  const m = { listSliceUnits: async () => [...units.values()], getUnit: async (u) => units.get(u), onUnitEvent: () => {} };
+  const m = { listLiveUnits: async () => [...units.keys()], getUnit: async (u) => units.get(u), onUnitEvent: () => {} };
   const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], records);
   await r.start();
   assert.equal(r.get('rec.scope')?.agentFromRecord, true);

@@ -10,7 +10,7 @@ function fakeManager(units) {
   let listener = () => {};
   return {
     units,
-    listSliceUnits: async () => [...units.values()],
+    listLiveUnits: async () => [...units.keys()],
     getUnit: async (u) => units.get(u),
     onUnitEvent: (l) => { listener = l; },
     fire: (e) => listener(e),
@@ -103,14 +103,57 @@ test('registry: a burst of events during one lookup costs one more lookup, not o
   assert.equal(r.size, 1);
 });
 
+test('registry: adopts many a few lookups at a time, and says how far it is until done', async () => {
+  // issue 15: 2,000 sessions are read 16 at a time, so that sbd answers its watchdog and callers
+  // meanwhile; `adopting` is what status shows until the last one is read.
+  const { m, answer } = slowManager();
+  for (let i = 0; i < 40; i++) m.units.set(`a-${i}.scope`, unit(`a-${i}.scope`));
+  let inFlight = 0;
+  let most = 0;
+  const get = m.getUnit;
+  m.getUnit = async (u) => { inFlight++; most = Math.max(most, inFlight); try { return await get(u); } finally { inFlight--; } };
+  /** @type {() => void} */
+  let release = () => {};
+  const list = m.listLiveUnits;
+  m.listLiveUnits = () => new Promise((resolve) => { release = () => resolve(list()); });
+  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
+  assert.equal(r.adopting, undefined, 'nothing to adopt before start');
+  const starting = r.start();
+  assert.deepEqual(r.adopting, { adopted: 0, listed: null }, 'adopting from the start, while systemd lists the units');
+  release();
+  await settle();
+  assert.deepEqual(r.adopting, { adopted: 0, listed: 40 });
+  await answer();
+  assert.deepEqual(r.adopting, { adopted: 16, listed: 40 });
+  assert.equal(r.size, 16, 'each adopted as it is read');
+  await answer();
+  await answer();
+  await starting;
+  assert.equal(r.adopting, undefined, 'done');
+  assert.equal(r.size, 40);
+  assert.equal(most, 16, 'never more than 16 lookups at once');
+});
+
+test('registry: a unit whose read failed while adopting is read once more before the adoption is done', async () => {
+  const m = fakeManager(new Map([['p.scope', unit('p.scope')], ['q.scope', unit('q.scope')]]));
+  const get = m.getUnit;
+  let failures = 1;
+  m.getUnit = async (u) => { if (u === 'p.scope' && failures-- > 0) throw new Error('org.freedesktop.DBus.Error.NoReply'); return get(u); };
+  const warned = [];
+  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined, (msg, f) => warned.push(`${msg} ${f.unit}`));
+  await r.start();
+  assert.deepEqual(r.list().map((s) => s.unit), ['p.scope', 'q.scope'], 'not left unwatched');
+  assert.deepEqual(warned, ['cannot read a unit from systemd p.scope']);
+});
+
 test('registry: a unit removed while the first listing runs is not adopted from that listing', async () => {
   // start() lists the slices' units; a UnitRemoved that arrives before the listing returns found
   // nothing to drop, and the listing (read before the removal) then adopted it for good.
   const m = fakeManager(new Map([['r.scope', unit('r.scope')], ['k.scope', unit('k.scope')]]));
   /** @type {() => void} */
   let release = () => {};
-  const listed = [...m.units.values()];
-  m.listSliceUnits = () => new Promise((resolve) => { release = () => resolve(listed); });
+  const listed = [...m.units.keys()];
+  m.listLiveUnits = () => new Promise((resolve) => { release = () => resolve(listed); });
   const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
   const starting = r.start();
   m.units.delete('r.scope');
@@ -125,8 +168,8 @@ test('registry: a unit changed while the first listing runs is taken as systemd 
   const m = fakeManager(new Map([['n.scope', unit('n.scope')]]));
   /** @type {() => void} */
   let release = () => {};
-  const listed = [...m.units.values()];
-  m.listSliceUnits = () => new Promise((resolve) => { release = () => resolve(listed); });
+  const listed = [...m.units.keys()];
+  m.listLiveUnits = () => new Promise((resolve) => { release = () => resolve(listed); });
   const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
   const starting = r.start();
   m.units.set('n.scope', unit('n.scope', 'sessions.slice', 'b'.repeat(32))); // a new invocation meanwhile
