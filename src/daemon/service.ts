@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import type * as dbus from 'dbus-next';
 import { cgroupsInSlice } from '../actions/machine';
+import { SliceCounts } from '../cgroup/slice-count';
 import { cgroupOver } from '../cgroup/read';
 import type { Config } from '../config/schema';
 import { noticeFor } from '../inbox/from-incident';
@@ -192,13 +193,14 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     notify(`STATUS=watching ${registry.size} session${registry.size === 1 ? '' : 's'} (feed ${feedMode()})${config.observeOnly ? ', observe-only' : ''}`);
   };
 
+  const sliceCounts = new SliceCounts(cgroupsInSlice, monotonicMs);
   registry.on('added', (s) => {
     log.info({ event: 'session-added', unit: s.unit, id: s.id, cgroup: s.cgroupDir, agentPid: s.agentPid, memoryHigh: s.memoryHigh, memoryMax: s.memoryMax }, 'session added');
     const feed = new SessionFeed(s.cgroupDir, {
       config: config.detector,
       // the kernel's count (every session of the slice has its directory there); sbd's own only
       // when the slice cannot be read
-      unitsInSlice: () => cgroupsInSlice(path.dirname(s.cgroupDir)) ?? registry.countInSlice(s.slice),
+      unitsInSlice: () => sliceCounts.get(path.dirname(s.cgroupDir)) ?? registry.countInSlice(s.slice),
       onVerdict: (v, sample) => {
         const figures = sessionVerdictFigures(v, sample);
         if (figures.episode) metrics.metrics.episode('session');
