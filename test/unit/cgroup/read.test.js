@@ -14,17 +14,16 @@ test('a memory sample is read from a (fake) cgroup directory', () => {
   assert.deepEqual(s, {
     atMs: 1016, currentBytes: 69033984, highBytes: 67108864, maxBytes: Infinity, swapMaxBytes: 0,
     anonBytes: 68808704, shmemBytes: 0, fileBytes: 0, ownHighEvents: 192,
-    pressureFullUs: 7300751, pressureSomeUs: 7251847, cpuUsageUs: 647753,
+    pressureFullUs: 7300751, pressureSomeUs: 7251847,
   });
 });
 
-test('a cgroup without cpu.stat or memory.swap.max still reads', () => {
+test('a cgroup without cpu.stat or memory.swap.max still reads (cpu.stat is not read at all)', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-cg-'));
   fs.cpSync(fixture, dir, { recursive: true });
   fs.rmSync(path.join(dir, 'cpu.stat'));
   fs.rmSync(path.join(dir, 'memory.swap.max'));
   const s = readMemorySample(dir, 0);
-  assert.equal(s.cpuUsageUs, undefined);
   assert.equal(s.swapMaxBytes, Infinity);
 });
 
@@ -32,14 +31,6 @@ test('a vanished cgroup is a CgroupGoneError naming it', () => {
   const dir = path.join(os.tmpdir(), 'sb-no-such-cgroup');
   assert.throws(() => readMemorySample(dir, 0), (err) => err instanceof CgroupGoneError && err.message === `cgroup ${dir} is gone`);
   assert.equal(cgroupDir('/user.slice/a.scope', '/sys/fs/cgroup'), '/sys/fs/cgroup/user.slice/a.scope');
-});
-
-test('readCpuUsage: usage_usec; undefined without cpu.stat; CgroupGoneError when the cgroup vanished', () => {
-  const { readCpuUsage } = require('../../../dist/cgroup/read.js');
-  assert.equal(readCpuUsage(fixture), 647753);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-cg-'));
-  assert.equal(readCpuUsage(dir), undefined);
-  assert.throws(() => readCpuUsage(path.join(os.tmpdir(), 'sb-no-such-cgroup')), CgroupGoneError);
 });
 
 test('a cgroup of a kernel without PSI (no memory.pressure) reads, with no pressure figures', () => {
