@@ -41,6 +41,8 @@ export class SessionFeed {
   private timer: NodeJS.Timeout | undefined;
   /** The period the timer runs at, in ms. */
   private timerMs = 0;
+  /** When the PSI trigger last fired, awake or not (monotonic ms). */
+  private firedAtMs = -Infinity;
   /** When a hint last woke the feed (monotonic ms). */
   private lastHintMs = -Infinity;
   /** Set by stop(): no timer may start again. */
@@ -81,7 +83,10 @@ export class SessionFeed {
         const stallUs = Math.max(1, Math.round(cfg.clearShare * windowUs));
         const arm = this.host.armTrigger ?? ((f, spec, cb) => PsiTrigger.arm(f, spec, cb));
         this.trigger = arm(path.join(this.cgroupDir, 'memory.pressure'), { kind: 'full', stallUs, windowUs }, (kind) => {
-          if (kind === 'fired') this.wake('psi-trigger');
+          if (kind === 'fired') {
+            this.firedAtMs = (this.host.now ?? monotonicMs)();
+            this.wake('psi-trigger');
+          }
           else this.gone(); // POLLERR: the kernel removed the cgroup
         });
         this.trigger.unref();
@@ -146,6 +151,7 @@ export class SessionFeed {
       }
       throw err;
     }
+    const windowFrom = this.state.last?.atMs;
     // The window that ends now was taken at the cadence of the state it began in.
     const sample: DetectorSample = { ...raw, unitsInSlice: this.host.unitsInSlice(), measure: this.measure, cadence: cadenceOf(this.state, this.mode) };
     const [next, verdict] = step(this.state, sample, this.host.config);
@@ -154,7 +160,10 @@ export class SessionFeed {
     this.host.onVerdict(verdict, sample);
     // Clear and no deadline: back to sleep until the trigger fires again. The next wake starts
     // from a fresh sample, so a long sleep is never averaged into one window.
-    if (this.mode === 'psi' && verdict.window !== undefined && verdict.state === 'clear' && this.state.deadline === undefined) this.sleep();
+    // Not while the trigger fired during the window: the kernel fires once per 2 s window, so a
+    // stall that began late in a clear onset window would wait up to 2 s for the next event.
+    const firedInWindow = windowFrom !== undefined && this.firedAtMs >= windowFrom;
+    if (this.mode === 'psi' && verdict.window !== undefined && verdict.state === 'clear' && this.state.deadline === undefined && !firedInWindow) this.sleep();
     else if (this.sampling) this.schedule(); // a deadline began or ended: the cadence changed
     return verdict;
   }

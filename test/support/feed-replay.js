@@ -5,7 +5,7 @@
 // window within the last windowS, at most once per window: psi.rst) or its own brake fired
 // (memory.events.local's `high` moved; a hint, also at most once per window: SessionFeed.hint);
 // then one sample per window at the cadence the state asks for (cadenceOf, windowMsOf); asleep
-// again after a clear window with no deadline. The recorder samples every 250 ms, so a sample is
+// again after a clear window with no deadline in which the trigger did not fire. The recorder samples every 250 ms, so a sample is
 // the first record at or after the window's end less half a round.
 const { step, initialState, cadenceOf, windowMsOf } = require('../../dist/stall/detector.js');
 const { toSample } = require('./traces.js');
@@ -28,12 +28,14 @@ function replayFeed(records, unit, cfg) {
   let nextAt = 0;
   let firedAt = -Infinity;
   let hintAt = -Infinity;
+  let windowFrom = 0;
   for (let i = 0; i < own.length; i++) {
     const r = own[i];
+    // the kernel's trigger, awake or not: at most once per window
+    const back = own.findLast((x) => x.t_ms <= r.t_ms - cfg.windowS * 1000) ?? own[0];
+    const fired = r.t_ms - firedAt >= cfg.windowS * 1000 && r.pressure_full_us - back.pressure_full_us >= cfg.clearShare * cfg.windowS * 1e6;
+    if (fired) firedAt = r.t_ms;
     if (!awake) {
-      const back = own.findLast((x) => x.t_ms <= r.t_ms - cfg.windowS * 1000) ?? own[0];
-      const fired = r.t_ms - firedAt >= cfg.windowS * 1000 && r.pressure_full_us - back.pressure_full_us >= cfg.clearShare * cfg.windowS * 1e6;
-      if (fired) firedAt = r.t_ms;
       const hint = !fired && r.t_ms - hintAt >= cfg.windowS * 1000 && i > 0 && r.events_local.high > own[i - 1].events_local.high;
       if (hint) hintAt = r.t_ms;
       if (!fired && !hint) continue;
@@ -41,10 +43,13 @@ function replayFeed(records, unit, cfg) {
       out.push({ event: 'wake', t: r.t_ms, why: fired ? 'psi-trigger' : 'own brake fired' });
     } else if (r.t_ms < nextAt - HALF_ROUND_MS) continue;
     const cadence = cadenceOf(state, 'psi');
+    const from = windowFrom;
+    windowFrom = r.t_ms;
     const [next, v] = step(state, { ...toSample(r, aliveAt(r.t_ms)), cadence }, cfg);
     state = next;
     out.push({ t: r.t_ms, cadence, ...v });
-    if (v.window !== undefined && v.state === 'clear' && state.deadline === undefined) {
+    // asleep after a clear window, unless the trigger fired during it (SessionFeed.sample)
+    if (v.window !== undefined && v.state === 'clear' && state.deadline === undefined && firedAt < from) {
       awake = false;
       state = { ...state, last: undefined };
     } else nextAt = r.t_ms + windowMsOf(cadenceOf(state, 'psi'), 'psi', cfg);

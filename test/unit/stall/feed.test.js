@@ -193,3 +193,24 @@ test('the own-brake hint wakes the feed at most once per trigger window; the tri
   assert.equal(logs.filter((l) => l.msg === 'waking').length, 3);
   feed.stop();
 });
+
+test('a clear onset window does not put the feed to sleep when the trigger fired during it (the kernel fires once per 2 s window)', () => {
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const { feed, trigger } = feedOn(cg.dir, clock);
+  feed.start();
+  feed.hint('own brake fired'); // the brake fired before the stall began
+  clock.t = 300;
+  trigger.fire(); // the stall begins late in the window: ignored as a wake (already sampling), but noted
+  clock.t = 500;
+  assert.equal(feed.sample()?.window?.kind, 'clear', 'too little of the window stalled');
+  assert.equal(feed.sampling, true, 'awake: the trigger will not fire again for 2 s');
+  cg.set({ fullUs: 450_000, ownHigh: 10, current: 64 * MiB });
+  clock.t = 1000;
+  assert.equal(feed.sample()?.window?.kind, 'hot');
+  cg.set({ fullUs: 450_000, ownHigh: 10, current: 64 * MiB });
+  clock.t = 1500;
+  assert.equal(feed.sample()?.window?.kind, 'clear');
+  assert.equal(feed.sampling, false, 'clear with no trigger in the window: asleep');
+  feed.stop();
+});
