@@ -162,7 +162,7 @@ export class SessionFeed {
     // from a fresh sample, so a long sleep is never averaged into one window.
     // Not while the trigger fired during the window: the kernel fires once per 2 s window, so a
     // stall that began late in a clear onset window would wait up to 2 s for the next event.
-    const firedInWindow = windowFrom !== undefined && this.firedAtMs >= windowFrom;
+    const firedInWindow = windowFrom !== undefined && this.firedAtMs > windowFrom; // (not the one that woke it)
     if (this.mode === 'psi' && verdict.window !== undefined && verdict.state === 'clear' && this.state.deadline === undefined && !firedInWindow) this.sleep();
     else if (this.sampling) this.schedule(); // a deadline began or ended: the cadence changed
     return verdict;

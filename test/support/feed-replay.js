@@ -49,7 +49,7 @@ function replayFeed(records, unit, cfg) {
     state = next;
     out.push({ t: r.t_ms, cadence, ...v });
     // asleep after a clear window, unless the trigger fired during it (SessionFeed.sample)
-    if (v.window !== undefined && v.state === 'clear' && state.deadline === undefined && firedAt < from) {
+    if (v.window !== undefined && v.state === 'clear' && state.deadline === undefined && firedAt <= from) {
       awake = false;
       state = { ...state, last: undefined };
     } else nextAt = r.t_ms + windowMsOf(cadenceOf(state, 'psi'), 'psi', cfg);
