@@ -42,15 +42,19 @@ export function readProcess(pid: number, procRoot = '/proc'): ProcInfo | undefin
   }
 }
 
-/** The processes of the cgroup at `dir` (cgroup.procs: thread-group leaders). [] when the cgroup is gone. */
-export function readCgroupProcesses(dir: string, procRoot = '/proc'): ProcInfo[] {
-  let pids: number[];
+/** The pids of the cgroup at `dir` (cgroup.procs: thread-group leaders); [] when the cgroup is gone. */
+function cgroupPids(dir: string): number[] {
   try {
-    pids = parsePids(readCgroupFile(dir, 'cgroup.procs'), path.join(dir, 'cgroup.procs'));
+    return parsePids(readCgroupFile(dir, 'cgroup.procs'), path.join(dir, 'cgroup.procs'));
   } catch (err) {
     if (err instanceof CgroupGoneError) return [];
     throw err;
   }
+}
+
+/** The processes of the cgroup at `dir` (cgroup.procs: thread-group leaders). [] when the cgroup is gone. */
+export function readCgroupProcesses(dir: string, procRoot = '/proc'): ProcInfo[] {
+  const pids = cgroupPids(dir);
   return pids.map((pid) => readProcess(pid, procRoot)).filter((p): p is ProcInfo => p !== undefined);
 }
 
@@ -63,13 +67,7 @@ export type ProcSize = Pick<ProcInfo, 'pid' | 'comm' | 'rssBytes'>;
  * shows. [] when the cgroup is gone.
  */
 export function readCgroupSizes(dir: string, procRoot = '/proc'): ProcSize[] {
-  let pids: number[];
-  try {
-    pids = parsePids(readCgroupFile(dir, 'cgroup.procs'), path.join(dir, 'cgroup.procs'));
-  } catch (err) {
-    if (err instanceof CgroupGoneError) return [];
-    throw err;
-  }
+  const pids = cgroupPids(dir);
   const sizes: ProcSize[] = [];
   for (const pid of pids) {
     const file = path.join(procRoot, String(pid), 'stat');
