@@ -182,10 +182,11 @@ test('sbd and sbctl as a user runs them', labOnly, async (t) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-config-'));
     const file = path.join(dir, 'config.json');
     fs.writeFileSync(file, JSON.stringify({ detector: { tripShare: 'high' } }));
-    const r = spawnSync(process.execPath, [SBD, '--config', file], { encoding: 'utf8', timeout: 30_000 });
+    // (a guard, not a timing: node's start under emulation beside another guest took over 30 s)
+    const r = spawnSync(process.execPath, [SBD, '--config', file], { encoding: 'utf8', timeout: 120_000 });
     assert.equal(r.status, 2);
     assert.match(r.stderr, new RegExp(`${file}: key "detector.tripShare": expected a number; found "high"`));
-    const bad = spawnSync(process.execPath, [SBD, '--no-such-flag'], { encoding: 'utf8', timeout: 30_000 });
+    const bad = spawnSync(process.execPath, [SBD, '--no-such-flag'], { encoding: 'utf8', timeout: 120_000 });
     assert.equal(bad.status, 2);
   });
 
