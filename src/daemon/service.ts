@@ -13,7 +13,7 @@ import { InboxWriter, inboxDir } from '../inbox/store';
 import { FileWatch } from '../native';
 import { type Session, SessionRegistry } from '../sessions/registry';
 import { recordedUnits, recordsDir, removeRecord } from '../sessions/record';
-import { type FeedMode, type ServiceHealth, type SessionRow, type SliceRow, type StatusReport, rowFrom } from '../sessions/status';
+import { type FeedMode, type ServiceHealth, type SessionRow, type SliceRow, rowFrom } from '../sessions/status';
 import { heartbeatAge, readSessionFigures } from '../sessions/snapshot';
 import { StatusFigures } from './status-figures';
 import { SessionFeed } from '../stall/feed';
@@ -39,7 +39,6 @@ import type { SbdView, SessionState } from '../metrics/registry';
 import { startMetrics } from '../metrics/start';
 
 export interface RunningService {
-  status(): Promise<StatusReport>;
   stop(): void;
 }
 
@@ -313,15 +312,6 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     return rows;
   };
   const sliceRows = (): Promise<SliceRow[]> | undefined => (config.arbitration.enabled ? slices.rows() : undefined);
-  const status = async (): Promise<StatusReport> => {
-    // sbd's health of the same instant as the sessions listed: the rows' reading takes turns of
-    // the event loop, and an adoption that ended meanwhile made a report of part of the sessions
-    // that said it was done (guest 60-adopt: 67 of 100 sessions, "adopted")
-    const service = health();
-    const rows = sessionRows(); // lists the sessions now
-    const sliceList = sliceRows();
-    return { service, sessions: await rows, ...(sliceList ? { slices: await sliceList } : {}) };
-  };
 
   // Adopt every existing session. READY=1 waits for it at most adoptBeforeReadyS: with thousands
   // of sessions the rest is adopted after READY, status saying "adopting" meanwhile.
@@ -353,7 +343,6 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   updateStatus();
   const stopWatchdog = startWatchdog(env, process.pid);
   return {
-    status,
     stop: () => {
       stopWatchdog();
       metrics.close(); // the textfile stays: its age shows sbd stopped

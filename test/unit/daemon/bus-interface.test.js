@@ -62,6 +62,30 @@ test('sbctl status: without slice arbitration the report has no slices, as sbctl
   client.disconnect();
 });
 
+test('GetStatus: sbd\'s health is of the instant the sessions are listed, not of after their figures were read (CI 60-adopt: part of the sessions, said adopted)', async () => {
+  // sbd still adopting as the sessions are listed; the adoption ends while their figures are read
+  let adopting = /** @type {{ adopted: number, listed: number } | undefined} */ ({ adopted: 1, listed: 2 });
+  const source = {
+    health: () => ({ ...service, ...(adopting ? { adopting: { ...adopting } } : {}) }),
+    sessions: async () => {
+      const listed = [unbraked];
+      await new Promise((resolve) => setImmediate(resolve));
+      adopting = undefined;
+      return listed;
+    },
+    slices: () => undefined,
+  };
+  const broker = new FakeBroker();
+  const sbd = await broker.connect();
+  await exportService(sbd, source);
+  const client = await broker.connect();
+  const got = await queryService(client);
+  assert.deepEqual(got?.service.adopting, { adopted: 1, listed: 2 }, 'the report of one session of two says adopting');
+  assert.equal(got?.sessions.length, 1);
+  sbd.disconnect();
+  client.disconnect();
+});
+
 test('sbctl status of an sbd without GetStatus (older than issue 15): its typed properties and lists, the same report but the figures\' age', async () => {
   const report = { service, sessions: [unbraked, braked], slices: [slice, quietSlice] };
   let asked = 0;
