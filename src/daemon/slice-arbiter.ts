@@ -70,9 +70,6 @@ export class SliceArbiter {
         }
       },
       (msg, fields) => log.warn(fields, msg),
-      () => {
-        for (const f of this.feeds.values()) if (!f.sampling) f.observe();
-      },
     );
   }
 

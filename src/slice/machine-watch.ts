@@ -80,8 +80,6 @@ export class MachineWatch {
     /** Every reading that is not 'ok', and the first 'ok' after one that was not. */
     private readonly onLevel: (r: MachineReading) => void,
     private readonly log: (msg: string, fields: Record<string, unknown>) => void,
-    /** Every reading (the slices note their members' sizes on it). */
-    private readonly onTick: (r: MachineReading) => void = () => {},
   ) {}
 
   get running(): boolean {
@@ -126,7 +124,6 @@ export class MachineWatch {
     const fill = fillRate(this.last && { availableBytes: this.last.availableBytes, atMs: this.lastAtMs }, { availableBytes: reading.availableBytes, atMs });
     this.last = reading;
     this.lastAtMs = atMs;
-    this.onTick(reading);
     if (reading.level !== 'ok' || was !== 'ok') this.onLevel(reading);
     this.timer = setTimeout(() => this.check(), nextCheckMs(reading.availableBytes, reading.totalBytes, this.lines, fill));
     this.timer.unref();

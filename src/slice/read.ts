@@ -48,6 +48,11 @@ export function readMembers(sliceDir: string): MemberSample[] {
   return out;
 }
 
+/** The slice's memory.current alone (the snapshot tick's one read). Throws CgroupGoneError when gone. */
+export function readSliceCurrent(sliceDir: string): number {
+  return parseSingle(readCgroupFile(sliceDir, 'memory.current'), path.join(sliceDir, 'memory.current'));
+}
+
 /** One sample of the slice at `sliceDir`. Throws CgroupGoneError when the slice is gone. */
 export function readSliceSample(sliceDir: string, atMs: number): SliceSample {
   const f = (name: string): string => readCgroupFile(sliceDir, name);

@@ -6,6 +6,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { SliceFeed } = require('../../../dist/slice/feed.js');
+const { chooseCulprit } = require('../../../dist/slice/culprit.js');
 const { parseConfig } = require('../../../dist/config/load.js');
 
 const cfg = parseConfig({}, 'defaults').detector;
@@ -14,7 +15,7 @@ const GiB = 2 ** 30;
 
 function setup({ short = false } = {}) {
   const clock = { t: 0 };
-  const fig = { full: 0, highEvents: 0 };
+  const fig = { full: 0, highEvents: 0, current: 320 * MiB };
   const verdicts = [];
   const trigger = { spec: undefined, fire: () => {}, gone: () => {}, closed: false };
   const feed = new SliceFeed('nbr.slice', '/fake/nbr.slice', {
@@ -34,6 +35,7 @@ function setup({ short = false } = {}) {
     read: (_dir, atMs) => ({ atMs, currentBytes: 320 * MiB, highBytes: 320 * MiB, maxBytes: Infinity, anonBytes: 320 * MiB, shmemBytes: 0, highEvents: fig.highEvents, maxEvents: 0,
       memAvailableBytes: 4 * GiB, memTotalBytes: 8 * GiB, members: [{ path: 'a.scope', currentBytes: 320 * MiB, fullUs: fig.full }] }),
     readMembers: () => [{ path: 'a.scope', currentBytes: 320 * MiB, fullUs: 0 }],
+    readCurrent: () => fig.current,
   });
   return { feed, clock, fig, verdicts, trigger };
 }
@@ -76,21 +78,73 @@ test('the slice removed: the trigger says gone, the feed ends', () => {
   assert.equal(t.trigger.closed, true);
 });
 
-test('observe notes the members while calm (the culprit baseline), never during an episode', () => {
+test('observe notes the members when the slice moved a quarter of the minimum growth, or after 30 s steady; never during an episode', () => {
   const t = setup();
   let reads = 0;
   const read = t.feed['host'].readMembers;
   t.feed['host'].readMembers = (dir) => { reads++; return read(dir); };
   t.clock.t = 1000;
   t.feed.observe();
-  assert.equal(t.feed.state.history.length, 1);
-  t.clock.t = 1500;
+  assert.equal(t.feed.state.history.length, 1, 'the first note');
+  t.clock.t = 1500; t.fig.current += 100 * MiB;
   t.feed.observe();
-  assert.equal(reads, 1, 'no read before a snapshot is due (the machine watch may tick every 100 ms)');
+  assert.equal(reads, 1, 'no read of the members before a snapshot is due (2 s), however much the slice moved');
+  t.clock.t = 3500; t.fig.current = 320 * MiB + 15 * MiB;
+  t.feed.observe();
+  assert.equal(reads, 1, 'moved 15 MiB: under a quarter of the 64 MiB minimum growth, not noted');
+  t.clock.t = 5500; t.fig.current = 320 * MiB + 16 * MiB;
+  t.feed.observe();
+  assert.equal(reads, 2, 'moved 16 MiB: noted');
+  t.clock.t = 5500 + 29_000;
+  t.feed.observe();
+  assert.equal(reads, 2, 'steady 29 s: not noted');
+  t.clock.t = 5500 + 30_000;
+  t.feed.observe();
+  assert.equal(reads, 3, 'steady 30 s: noted again, so that a stall after a long calm finds a baseline within the minute');
   t.feed.setState({ ...t.feed.state, episode: /** @type {any} */ ({ startedAtMs: 0 }) });
-  t.clock.t = 9000;
+  t.clock.t = 90_000; t.fig.current = 0;
   t.feed.observe();
-  assert.equal(t.feed.state.history.length, 1);
+  assert.equal(reads, 3, 'no note during an episode');
+  t.feed.stop();
+});
+
+test('the slice notes its members on its own 2 s tick, not the machine watch\'s: a member that filled the brake from nothing within 15 s is the culprit (CI, guest 36 on Debian 13)', (t) => {
+  t.mock.timers.enable({ apis: ['setInterval'] });
+  const clock = { t: 0 };
+  const m = { innocent: 1 * MiB, greedy: 0, full: 0, highEvents: 0 };
+  const members = () => [{ path: 'innocent.scope', currentBytes: m.innocent, fullUs: m.full }, ...(m.greedy > 0 ? [{ path: 'greedy.scope', currentBytes: m.greedy, fullUs: m.full }] : [])];
+  const verdicts = [];
+  let fire = () => {};
+  const feed = new SliceFeed('nbr.slice', '/fake/nbr.slice', {
+    config: cfg,
+    limits: { reserveBytes: 1 * GiB, criticalAvailableShare: 0.05, culpritMinGrowthBytes: 64 * MiB },
+    onVerdict: (v) => verdicts.push(v),
+    onGone: () => {},
+    log: () => {},
+    now: () => clock.t,
+    machineShort: () => false,
+    armTrigger: (_file, _spec, cb) => { fire = () => cb('fired'); return { close: () => {}, unref: () => {} }; },
+    read: (_dir, atMs) => ({ atMs, currentBytes: m.innocent + m.greedy, highBytes: 320 * MiB, maxBytes: Infinity, anonBytes: m.innocent + m.greedy, shmemBytes: 0, highEvents: m.highEvents, maxEvents: 0,
+      memAvailableBytes: 4 * GiB, memTotalBytes: 8 * GiB, members: members() }),
+    readMembers: () => members(),
+    readCurrent: () => m.innocent + m.greedy,
+  });
+  const step = (ms) => { clock.t += ms; t.mock.timers.tick(ms); };
+  feed.start(); // the innocent just started
+  step(2000); m.innocent = 179 * MiB; // it settles
+  step(2000); m.greedy = 10 * MiB; // the greedy one starts: 2 s later, well within the machine watch's 15 s
+  step(2000); m.greedy = 150 * MiB; // and fills the slice's brake
+  fire(); // its trigger: the feed takes its windows on its own timer from now
+  m.full += 1_800_000; m.highEvents += 5;
+  step(2000);
+  m.full += 1_800_000; m.highEvents += 5;
+  step(2000);
+  const still = verdicts.find((v) => v.event === 'standing-still');
+  assert.ok(still, `the slice stands still (${verdicts.map((v) => v.event).join(', ')})`);
+  assert.deepEqual(still.episode.membersAtStart, { 'innocent.scope': 179 * MiB }, 'the baseline: the innocent settled, before the greedy one grew');
+  const c = chooseCulprit(members(), still.episode.membersAtStart, 320 * MiB, 64 * MiB);
+  assert.equal(c.culprit?.path, 'greedy.scope', c.why);
+  feed.stop();
 });
 
 test('slice feed without PSI: no trigger (ENOENT), describe() says what wakes it, a wake still samples', () => {
@@ -99,6 +153,7 @@ test('slice feed without PSI: no trigger (ENOENT), describe() says what wakes it
   const path = require('node:path');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-slice-nopsi-'));
   const { SliceFeed } = require('../../../dist/slice/feed.js');
+const { chooseCulprit } = require('../../../dist/slice/culprit.js');
   const { parseConfig } = require('../../../dist/config/load.js');
   const c = parseConfig({}, 'test');
   const verdicts = [];
