@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const { runGuestBench } = require('./guest-run');
 const { spread, secs } = require('./lib');
 
-const pass = ['WEDGES', 'OTHERS_WEDGES', 'OTHERS_TIMEOUT_S', 'VARIANTS'].filter((k) => process.env[k]).map((k) => `export ${k}=${JSON.stringify(process.env[k])}\n`).join('');
+const pass = ['WEDGES', 'OTHERS_WEDGES', 'OTHERS_TIMEOUT_S', 'VARIANTS', 'SBD_LOG_LEVEL'].filter((k) => process.env[k]).map((k) => `export ${k}=${JSON.stringify(process.env[k])}\n`).join('');
 const tsv = runGuestBench('detect', `${pass}bash /mnt/proj/bench/guest/detect.sh\n`);
 const rows = fs.readFileSync(tsv, 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
 const NAMES = {

@@ -7,6 +7,8 @@
 # Then earlyoom and nohang alone (Debian's packages and defaults), $OTHERS_WEDGES (3) wedges each:
 # they judge the machine's free memory, not a session's brake, so the question is whether they
 # act at all within $OTHERS_TIMEOUT_S (120 s). VARIANTS picks which run (default: all five).
+# SBD_LOG_LEVEL=debug runs sbd at that level and keeps its journal of each variant in
+# $LAB_OUT/sbd-VARIANT.log (every window: bench/detect-timeline.js reads it).
 # Results: $LAB_OUT/detect.tsv (variant, name, onset, verdict, acted ms; alive, gone).
 set -u
 WEDGES=${WEDGES:-10}
@@ -30,8 +32,11 @@ for variant in feed feed-2s sampling-5s; do
     feed-2s) cfg='{"raise": {"enabled": false}, "detector": {"graceS": 10, "onsetWindowS": 2, "onsetHotWindows": 2}}';;
     *) cfg='{"raise": {"enabled": false}, "detector": {"graceS": 10, "windowS": 1, "fallbackIntervalS": 5}}';;
   esac
+  [[ -n ${SBD_LOG_LEVEL:-} ]] && cfg="${cfg%\}}, \"logLevel\": \"$SBD_LOG_LEVEL\"}"
+  since=$(date '+%Y-%m-%d %H:%M:%S')
   sbd_config "$cfg"; sleep 5
   wedges "$variant" 60
+  [[ -n ${SBD_LOG_LEVEL:-} ]] && as journalctl --user -u sbd.service -o cat --no-pager --since "$since" >"$LAB_OUT/sbd-$variant.log"
 done
 if [[ $VARIANTS == *" oomd "* ]]; then
   oomd_on || { echo "detect.sh: systemd-oomd did not start" >&2; exit 1; }

@@ -112,3 +112,27 @@ test('profile-top: self time per function and per origin from a V8 CPU profile',
   const origin = Object.fromEntries(byOrigin(profile).map((o) => [o.origin, o.ms]));
   assert.deepEqual(origin, { 'module loading': 2, 'node_modules/dbus-next': 2, 'dist/systemd': 1, '(garbage collector)': 3 }, 'a native frame under require() is module loading; one with no file under sbd\'s code is its caller\'s');
 });
+
+test('bench: detect-timeline places each wedge\'s wake, windows and verdict after its onset, from sbd\'s debug journal', () => {
+  const { timelines } = require('../../bench/detect-timeline.js');
+  const onset = Date.parse('2026-12-01T06:00:00.000Z');
+  const tsv = 'variant\tname\tonset_ms\tverdict_ms\tacted_ms\talive\tgone\nfeed\tw-feed-1\t' + onset + '\t\t\t-\t-\nfeed-2s\tw-feed-2s-1\t' + onset + '\t\t\t-\t-\n';
+  const dir = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/sessions.slice/w-feed-1.scope';
+  const line = (ms, o) => JSON.stringify({ time: new Date(onset + ms).toISOString(), ...o });
+  const log = [
+    line(-60_000, { msg: 'waking', dir, why: 'an old wake of another wedge' }),
+    line(400, { msg: 'waking', dir, why: 'psi-trigger' }),
+    line(400, { event: 'verdict', unit: 'w-feed-1.scope', verdict: 'first-sample', state: 'clear', explain: 'first' }),
+    line(900, { event: 'verdict', unit: 'w-feed-1.scope', verdict: 'window', state: 'hot', explain: 'share 0.6' }),
+    line(1900, { event: 'verdict', unit: 'w-feed-1.scope', verdict: 'standing-still', state: 'standing-still', explain: 'share 0.7' }),
+    line(2900, { event: 'verdict', unit: 'w-feed-1.scope', verdict: 'window', state: 'standing-still', explain: 'after' }),
+    line(500, { event: 'verdict', unit: 'other.scope', verdict: 'window', state: 'hot', explain: 'not this wedge' }),
+    'a line that is not JSON',
+  ].join('\n');
+  const [t, ...rest] = timelines(tsv, log, 'feed');
+  assert.equal(rest.length, 0, 'only the variant asked for');
+  assert.equal(t.wakeS, 0.4);
+  assert.equal(t.wakeWhy, 'psi-trigger');
+  assert.equal(t.verdictS, 1.9);
+  assert.deepEqual(t.windows.map((w) => [w.atS, w.verdict]), [[0.4, 'first-sample'], [0.9, 'window'], [1.9, 'standing-still']], 'up to the verdict, this unit\'s only');
+});
