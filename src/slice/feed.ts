@@ -134,7 +134,7 @@ export class SliceFeed {
       const now = this.host.now();
       const moved = this.notedTotal === undefined || Math.abs(total - this.notedTotal) >= SNAPSHOT_STEP_SHARE * this.host.limits.culpritMinGrowthBytes;
       if (newest && (now - newest.atMs < SNAPSHOT_EVERY_MS || (!moved && now - newest.atMs < STEADY_SNAPSHOT_MS))) return;
-      const state = noteMembers(this.state, now, (this.host.readMembers ?? readMembers)(this.dir));
+      const state = noteMembers(this.state, now, (this.host.readMembers ?? ((dir) => readMembers(dir, true)))(this.dir));
       if (state !== this.state) this.notedTotal = total;
       this.state = state;
     } catch {

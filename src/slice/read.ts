@@ -12,11 +12,11 @@ import type { MemberSample, SliceSample } from './detector';
 /** Nested slices deeper than this are counted with their parent member (systemd nests by dashes, rarely deep). */
 const MEMBER_DEPTH = 3;
 
-/** A member's figures; undefined when it vanished between the listing and the read. */
-function readMember(dir: string, rel: string): MemberSample | undefined {
+/** A member's figures (its pressure too unless `sizesOnly`); undefined when it vanished between the listing and the read. */
+function readMember(dir: string, rel: string, sizesOnly: boolean): MemberSample | undefined {
   try {
     const current = parseSingle(readCgroupFile(dir, 'memory.current'), path.join(dir, 'memory.current'));
-    const pressure = readOptional(dir, 'memory.pressure');
+    const pressure = sizesOnly ? undefined : readOptional(dir, 'memory.pressure');
     const fullUs = pressure === undefined ? 0 : (parsePressure(pressure, path.join(dir, 'memory.pressure')).full?.totalUs ?? 0);
     return { path: rel, currentBytes: current, fullUs };
   } catch (err) {
@@ -25,8 +25,12 @@ function readMember(dir: string, rel: string): MemberSample | undefined {
   }
 }
 
-/** Every cgroup below `sliceDir`, as paths relative to it. */
-export function readMembers(sliceDir: string): MemberSample[] {
+/**
+ * Every cgroup below `sliceDir`, as paths relative to it. `sizesOnly`: their memory.current
+ * alone (fullUs 0), for the culprit's baseline, which needs nothing else: half the reads, on a
+ * tick that reads every member of a slice of a thousand sessions.
+ */
+export function readMembers(sliceDir: string, sizesOnly = false): MemberSample[] {
   const out: MemberSample[] = [];
   const walk = (rel: string, depth: number): void => {
     let entries: fs.Dirent[];
@@ -38,7 +42,7 @@ export function readMembers(sliceDir: string): MemberSample[] {
     for (const e of entries) {
       if (!e.isDirectory()) continue;
       const child = rel === '' ? e.name : `${rel}/${e.name}`;
-      const m = readMember(path.join(sliceDir, child), child);
+      const m = readMember(path.join(sliceDir, child), child, sizesOnly);
       if (!m) continue;
       out.push(m);
       if (e.name.endsWith('.slice') && depth < MEMBER_DEPTH) walk(child, depth + 1);
