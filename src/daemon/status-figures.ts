@@ -5,7 +5,8 @@
  * sessions in the lab's emulated guest, profiled for issue 15). So sbd answers from its last
  * reading, each row saying how old it is, and reads again after answering, off the call:
  * - a session never read, or read longer ago than STALE_LIMIT_MS, is read before the answer;
- * - after each answer, those read longer ago than REREAD_AFTER_MS are read again for the next one;
+ * - after each answer, those read longer ago than REREAD_AFTER_MS are read again for the next one,
+ *   REREAD_PAUSE_MS later (a call that needs a reading ends the pause);
  * - reading goes SESSIONS_PER_TURN sessions per turn of the event loop, so even 2,000 sessions
  *   never hold up the detector's windows, the watchdog or another D-Bus call for long.
  * Nothing runs between status calls: an idle sbd reads nothing (issue 15: wakeups stay flat).
@@ -27,6 +28,13 @@ export const REREAD_AFTER_MS = 2_000;
  * sessions never blocks the loop longer than that.
  */
 export const SESSIONS_PER_TURN = 16;
+/**
+ * The re-read after an answer starts this long after it: the caller's own work on the answer
+ * (sbctl parses 500 rows and prints them, a few hundred ms under the lab's emulation) then has the
+ * machine's CPU to itself; a re-read at once took it on a guest of 2 vCPUs (issue 15's profile:
+ * a call right after another cost 2.90x `node -e 0` against 2.61x).
+ */
+export const REREAD_PAUSE_MS = 1_000;
 
 /** A session (its unit), or a slice (its unit name too), and its cgroup directory. */
 export interface FiguresSource {
@@ -47,7 +55,11 @@ export interface FiguresDeps<T> {
   now(): number;
   /** Yields one turn of the event loop (setImmediate; tests pass their own). */
   turn(): Promise<void>;
+  /** Waits `ms` (an unref'd timer by default; tests pass their own). */
+  sleep?(ms: number): Promise<void>;
 }
+
+const unrefSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 /** Which sessions must be read before answering, and which after (pure). */
 export function plan(sessions: readonly FiguresSource[], readings: ReadonlyMap<string, { atMs: number }>, nowMs: number): { before: FiguresSource[]; after: FiguresSource[] } {
@@ -69,6 +81,10 @@ export class StatusFigures<T> {
   private readonly later = new Map<string, FiguresSource>();
   private draining: Promise<void> | undefined;
   private waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
+  /** Ends the pause before a re-read: a call needs a reading now. */
+  private endPause: (() => void) | undefined;
+  /** An answer went out since the last pause: the re-read for the next one waits first. */
+  private pauseDue = false;
 
   constructor(private readonly deps: FiguresDeps<T>) {}
 
@@ -85,12 +101,16 @@ export class StatusFigures<T> {
       }
       await new Promise<void>((resolve, reject) => {
         this.waiters.push({ resolve, reject });
+        this.endPause?.();
         this.drain();
       });
     }
     const answer = new Map(this.readings);
     for (const s of after) if (!this.urgent.has(s.unit)) this.later.set(s.unit, s);
-    if (this.later.size > 0) this.drain();
+    if (this.later.size > 0) {
+      this.pauseDue = true;
+      this.drain();
+    }
     return answer;
   }
 
@@ -115,8 +135,14 @@ export class StatusFigures<T> {
   }
 
   private async run(): Promise<void> {
-    if (this.urgent.size === 0) await this.deps.turn(); // for the next answer: this one goes out first
     while (this.urgent.size + this.later.size > 0) {
+      if (this.urgent.size === 0 && this.pauseDue) {
+        // for the next answer: this one goes out, and its caller does its work, first
+        this.pauseDue = false;
+        await Promise.race([(this.deps.sleep ?? unrefSleep)(REREAD_PAUSE_MS), new Promise<void>((resolve) => (this.endPause = resolve))]);
+        this.endPause = undefined;
+        continue;
+      }
       const queue = this.urgent.size > 0 ? this.urgent : this.later;
       let n = 0;
       let failed: unknown;

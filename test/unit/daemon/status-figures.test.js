@@ -6,7 +6,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { CgroupGoneError } = require('../../../dist/cgroup/read.js');
-const { StatusFigures, plan, STALE_LIMIT_MS, REREAD_AFTER_MS, SESSIONS_PER_TURN } = require('../../../dist/daemon/status-figures.js');
+const { StatusFigures, plan, STALE_LIMIT_MS, REREAD_AFTER_MS, REREAD_PAUSE_MS, SESSIONS_PER_TURN } = require('../../../dist/daemon/status-figures.js');
 
 const figures = (currentBytes) => ({ currentBytes, highBytes: Infinity, maxBytes: Infinity, swapMaxBytes: 0, anonShare: 0.5, pressureFullAvg10: 0, processes: 1, biggest: null });
 const sessions = (n) => Array.from({ length: n }, (_, i) => ({ unit: `s${i}.scope`, cgroupDir: `/cg/s${i}` }));
@@ -19,6 +19,8 @@ function harness() {
     turns: /** @type {number[]} */ ([]), // reads done when each turn was yielded
     gone: new Set(),
     broken: new Set(),
+    sleeps: /** @type {number[]} */ ([]),
+    holdPause: false, // the pause before a re-read lasts until a call ends it
   };
   const fig = new StatusFigures({
     read: (dir) => {
@@ -31,6 +33,10 @@ function harness() {
     turn: () => {
       h.turns.push(h.reads.length);
       return new Promise((resolve) => setImmediate(resolve));
+    },
+    sleep: (ms) => {
+      h.sleeps.push(ms);
+      return h.holdPause ? new Promise(() => {}) : new Promise((resolve) => setImmediate(resolve));
     },
   });
   /** Lets the background reading run to its end. */
@@ -159,4 +165,25 @@ test('property: every answer goes out, whatever the order of calls, sessions end
     for (let t = 0; t < 2000 && answered.includes(false); t++) await new Promise((resolve) => setImmediate(resolve));
     assert.ok(!answered.includes(false), 'an answer never went out');
   }), { numRuns: 100 });
+});
+
+test('the re-read after an answer waits REREAD_PAUSE_MS (the caller works on its answer meanwhile); a call that needs a reading ends the pause', async () => {
+  const { h, fig, settle } = harness();
+  const s = sessions(3);
+  await fig.get(s);
+  h.nowMs += REREAD_AFTER_MS + 1;
+  h.holdPause = true;
+  const reads = h.reads.length;
+  await fig.get(s); // answered from the reading; the re-read is planned
+  await settle();
+  assert.deepEqual(h.sleeps, [REREAD_PAUSE_MS], 'one pause of REREAD_PAUSE_MS');
+  assert.equal(h.reads.length, reads, 'nothing re-read during the pause');
+  // a new session: this call needs a reading before its answer, and does not wait out the pause
+  const more = [...s, { unit: 'new.scope', cgroupDir: '/cg/new' }];
+  const answer = await Promise.race([fig.get(more), new Promise((resolve) => setTimeout(() => resolve('waited'), 2000))]);
+  assert.notEqual(answer, 'waited', 'answered without waiting for the pause');
+  assert.ok(/** @type {Map<string, unknown>} */ (answer).has('new.scope'));
+  await settle();
+  assert.equal(h.reads.length, reads + 1, 'the new session read; the others wait again, this answer having gone out');
+  assert.deepEqual(h.sleeps, [REREAD_PAUSE_MS, REREAD_PAUSE_MS]);
 });
