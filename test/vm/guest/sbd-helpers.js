@@ -86,7 +86,9 @@ async function startAgent(name, mib, seconds, runOpts = ['--memory-high', '64M',
     const pids = await waitFor(() => {
       const line = s.output().split('\n').find((l) => l.startsWith('{"agent"'));
       return line && JSON.parse(line);
-    }, 60_000, { what: `the agent of ${name} to report its pids` });
+      // 120 s: `sbctl run` and python's start beside 100 idle sessions on a loaded host took over
+      // 60 s (60-adopt on Debian 13, three guests on two cores)
+    }, 120_000, { what: `the agent of ${name} to report its pids` });
     return { ...s, pids };
   } catch (err) {
     const ended = s.child.exitCode ?? s.child.signalCode;
