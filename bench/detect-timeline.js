@@ -3,7 +3,8 @@
 'use strict';
 // Where onset → verdict goes, wedge by wedge: reads a bench:detect run made with
 // SBD_LOG_LEVEL=debug (its detect.tsv and sbd-VARIANT.log) and prints, for each wedge, when sbd
-// woke (its PSI trigger), each window it judged and the verdict, in seconds after the onset, then
+// woke (its PSI trigger), each window it judged, where the kernel's count says the stall began
+// and the verdict, in seconds after the onset (its brake reached), then
 // the medians of onset → wake and wake → verdict.
 //   node bench/detect-timeline.js RESULTS_DIR [VARIANT]     (VARIANT: feed, the default)
 const fs = require('node:fs');
@@ -18,7 +19,7 @@ const { spread, secs } = require('./lib');
 function timelines(tsv, log, variant) {
   const entries = log.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
   const rows = tsv.trim().split('\n').slice(1).map((l) => l.split('\t')).filter((x) => x[0] === variant);
-  return rows.map(([, name, onsetText]) => {
+  return rows.map(([, name, onsetText, , , , , stallText]) => {
     const onset = Number(onsetText);
     const unit = `${name}.scope`;
     const at = (e) => (Date.parse(e.time) - onset) / 1000;
@@ -26,7 +27,7 @@ function timelines(tsv, log, variant) {
     const wake = mine.find((e) => e.msg === 'waking' && at(e) > -5);
     const windows = mine.filter((e) => e.event === 'verdict' && at(e) > -5).map((e) => ({ atS: at(e), verdict: e.verdict, state: e.state, explain: e.explain }));
     const still = windows.find((w) => w.verdict === 'standing-still');
-    return { name, onset, wakeS: wake ? at(wake) : null, wakeWhy: wake?.why ?? null, verdictS: still ? still.atS : null, windows: windows.slice(0, still ? windows.indexOf(still) + 1 : 12) };
+    return { name, onset, stallS: stallText ? (Number(stallText) - onset) / 1000 : null, wakeS: wake ? at(wake) : null, wakeWhy: wake?.why ?? null, verdictS: still ? still.atS : null, windows: windows.slice(0, still ? windows.indexOf(still) + 1 : 12) };
   });
 }
 
@@ -44,7 +45,7 @@ function main() {
   }
   const all = timelines(fs.readFileSync(path.join(dir, 'detect.tsv'), 'utf8'), fs.readFileSync(logFile, 'utf8'), variant);
   for (const t of all) {
-    console.log(`${t.name}: wake ${t.wakeS?.toFixed(2) ?? '-'} s (${t.wakeWhy ?? '-'}), verdict ${t.verdictS?.toFixed(2) ?? '-'} s`);
+    console.log(`${t.name}: wake ${t.wakeS?.toFixed(2) ?? '-'} s (${t.wakeWhy ?? '-'}), stall onset ${t.stallS?.toFixed(2) ?? '-'} s, verdict ${t.verdictS?.toFixed(2) ?? '-'} s`);
     for (const w of t.windows) console.log(`  ${w.atS.toFixed(2).padStart(6)} s  ${w.verdict.padEnd(15)} ${w.state.padEnd(15)} ${w.explain}`);
   }
   const of = (f) => all.map(f).filter((x) => x !== null);

@@ -17,16 +17,20 @@ const NAMES = {
   earlyoom: 'earlyoom (Debian defaults)', nohang: 'nohang (Debian defaults)',
 };
 console.log(`\nresults: ${tsv}`);
-console.log('| variant | wedges | verdicts | onset to verdict | acted | onset to action | stopped (alive) |');
-console.log('| --- | --- | --- | --- | --- | --- | --- |');
+// "onset": the brake reached (memory.current at it); "stall onset": where the stall that holds the
+// verdict began, as the kernel counted it (bench/stall-onset.js): the first is the workload's
+// ramp from its brake to a sustained stall plus sbd's part, the second sbd's part.
+console.log('| variant | wedges | verdicts | onset to verdict | stall onset to verdict | acted | onset to action | stopped (alive) |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const [v, label] of Object.entries(NAMES)) {
   const mine = rows.filter((x) => x[0] === v);
   if (mine.length === 0) continue;
   const after = (col) => mine.filter((x) => x[col]).map((x) => (Number(x[col]) - Number(x[2])) / 1000);
   const verdicts = after(3);
+  const fromStall = mine.filter((x) => x[3] && x[7]).map((x) => (Number(x[3]) - Number(x[7])) / 1000);
   const acts = after(4);
   const outcomes = new Map();
   for (const x of mine) outcomes.set(`${x[6]} (${x[5]})`, (outcomes.get(`${x[6]} (${x[5]})`) ?? 0) + 1);
   const stopped = [...outcomes].map(([k, n]) => `${n}× ${k}`).join('; ');
-  console.log(`| ${label} | ${mine.length} | ${verdicts.length} | ${secs(spread(verdicts))} | ${acts.length} | ${secs(spread(acts))} | ${stopped} |`);
+  console.log(`| ${label} | ${mine.length} | ${verdicts.length} | ${secs(spread(verdicts))} | ${secs(spread(fromStall))} (${fromStall.length}) | ${acts.length} | ${secs(spread(acts))} | ${stopped} |`);
 }

@@ -9,7 +9,8 @@
 # act at all within $OTHERS_TIMEOUT_S (120 s). VARIANTS picks which run (default: all five).
 # SBD_LOG_LEVEL=debug runs sbd at that level and keeps its journal of each variant in
 # $LAB_OUT/sbd-VARIANT.log (every window: bench/detect-timeline.js reads it).
-# Results: $LAB_OUT/detect.tsv (variant, name, onset, verdict, acted ms; alive, gone).
+# Results: $LAB_OUT/detect.tsv (variant, name, onset, verdict, acted ms; alive, gone; the
+# stall's onset as the kernel counted it, ms).
 set -u
 WEDGES=${WEDGES:-10}
 OTHERS_WEDGES=${OTHERS_WEDGES:-3}
@@ -17,7 +18,7 @@ OTHERS_TIMEOUT_S=${OTHERS_TIMEOUT_S:-120}
 VARIANTS=" ${VARIANTS:-feed feed-2s sampling-5s oomd earlyoom nohang} "
 cd /mnt/proj
 . bench/guest/lib.sh
-bench_start detect $'variant\tname\tonset_ms\tverdict_ms\tacted_ms\talive\tgone'
+bench_start detect $'variant\tname\tonset_ms\tverdict_ms\tacted_ms\talive\tgone\tstall_ms'
 wedges() { # VARIANT TIMEOUT_S [COUNT]
   for i in $(seq 1 "${3:-$WEDGES}"); do
     as node bench/guest/wedge.js "w-$1-$i" "$2" | sed "s/^/$1\t/" | tee -a "$out"

@@ -7,12 +7,15 @@
 //   verdict  sbd's standing-still incident (from its journal; none when sbd is not running)
 //   acted    the first of the session's processes to die (read every 100 ms): whoever stopped
 //            it, sbd or systemd-oomd
+//   stall    where the stall that holds the verdict began, as the kernel counted it (the scope's
+//            memory.pressure full total, read with memory.current; bench/stall-onset.js)
 // and which processes were alive and which gone when it settled (or after TIMEOUT_S).
-//   node wedge.js NAME [TIMEOUT_S]   prints: NAME onset verdict acted alive gone (tab-separated)
+//   node wedge.js NAME [TIMEOUT_S]   prints: NAME onset verdict acted alive gone stall (tab-separated)
 const fs = require('node:fs');
 const { spawn, spawnSync } = require('node:child_process');
 const readline = require('node:readline');
 const { sbdIncidents } = require('./journal-incidents.js');
+const { stallOnset } = require('../stall-onset.js');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const BRAKE = 64 * 2 ** 20;
@@ -40,11 +43,20 @@ async function main() {
   /** @type {Record<string, number>} */
   const pids = JSON.parse(/** @type {string} */ (first));
   const dir = `/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/sessions.slice/${unit}`;
+  /** The scope's full-stall total as read: [{ atMs, fullUs }]. */
+  const pressure = [];
+  const readPressure = () => {
+    try {
+      const m = /^full avg10=\S+ avg60=\S+ avg300=\S+ total=(\d+)$/m.exec(fs.readFileSync(`${dir}/memory.pressure`, 'utf8'));
+      if (m) pressure.push({ atMs: Date.now(), fullUs: Number(m[1]) });
+    } catch { /* not yet, or gone */ }
+  };
   let onset = 0;
   while (!onset) {
     try {
       if (Number(fs.readFileSync(`${dir}/memory.current`, 'utf8')) >= BRAKE) onset = Date.now();
     } catch { /* not yet */ }
+    readPressure();
     await sleep(20);
   }
   let verdict = 0;
@@ -52,6 +64,7 @@ async function main() {
   let lastJournal = 0;
   const end = onset + timeoutMs;
   while (Date.now() < end && !(acted && Date.now() > acted + 2000)) {
+    if (!verdict) readPressure();
     if (!acted && Object.values(pids).some((p) => !alive(p))) acted = Date.now();
     if (!verdict && Date.now() - lastJournal >= 1000) {
       lastJournal = Date.now();
@@ -63,7 +76,8 @@ async function main() {
   const names = Object.keys(pids);
   const up = names.filter((n) => alive(pids[n]));
   const gone = names.filter((n) => !up.includes(n));
-  console.log([name, onset, verdict || '', acted || '', up.join(',') || '-', gone.join(',') || '-'].join('\t'));
+  const stall = verdict ? stallOnset(pressure, verdict) : undefined;
+  console.log([name, onset, verdict || '', acted || '', up.join(',') || '-', gone.join(',') || '-', stall ?? ''].join('\t'));
   spawnSync('systemctl', ['--user', 'set-property', '--runtime', unit, 'MemoryHigh=infinity']);
   spawnSync('systemctl', ['--user', 'stop', unit]);
   run.kill();

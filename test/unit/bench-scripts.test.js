@@ -116,7 +116,7 @@ test('profile-top: self time per function and per origin from a V8 CPU profile',
 test('bench: detect-timeline places each wedge\'s wake, windows and verdict after its onset, from sbd\'s debug journal', () => {
   const { timelines } = require('../../bench/detect-timeline.js');
   const onset = Date.parse('2026-12-01T06:00:00.000Z');
-  const tsv = 'variant\tname\tonset_ms\tverdict_ms\tacted_ms\talive\tgone\nfeed\tw-feed-1\t' + onset + '\t\t\t-\t-\nfeed-2s\tw-feed-2s-1\t' + onset + '\t\t\t-\t-\n';
+  const tsv = 'variant\tname\tonset_ms\tverdict_ms\tacted_ms\talive\tgone\nfeed\tw-feed-1\t' + onset + '\t\t\t-\t-\t' + (onset + 250) + '\nfeed-2s\tw-feed-2s-1\t' + onset + '\t\t\t-\t-\n';
   const dir = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/sessions.slice/w-feed-1.scope';
   const line = (ms, o) => JSON.stringify({ time: new Date(onset + ms).toISOString(), ...o });
   const log = [
@@ -132,7 +132,29 @@ test('bench: detect-timeline places each wedge\'s wake, windows and verdict afte
   const [t, ...rest] = timelines(tsv, log, 'feed');
   assert.equal(rest.length, 0, 'only the variant asked for');
   assert.equal(t.wakeS, 0.4);
+  assert.equal(t.stallS, 0.25, 'the stall onset of the row');
   assert.equal(t.wakeWhy, 'psi-trigger');
   assert.equal(t.verdictS, 1.9);
   assert.deepEqual(t.windows.map((w) => [w.atS, w.verdict]), [[0.4, 'first-sample'], [0.9, 'window'], [1.9, 'standing-still']], 'up to the verdict, this unit\'s only');
+});
+
+test('bench: the stall onset is the start of the run of 250 ms spans at or above the clear line that holds the verdict', () => {
+  const { onGrid, stallOnset } = require('../../bench/stall-onset.js');
+  // read every 100 ms: no stall for 2 s, a 0.05 share ramp for 1 s, a 0.5 share from 3 s on
+  const samples = [];
+  let full = 0;
+  for (let t = 0; t <= 6000; t += 100) {
+    samples.push({ atMs: 1000 + t, fullUs: full });
+    full += t < 2000 ? 0 : t < 3000 ? 5_000 : 50_000;
+  }
+  const grid = onGrid(samples, 250);
+  assert.equal(grid[0].t_ms, 1000);
+  assert.equal(grid[1].t_ms, 1250);
+  assert.equal(grid.length, 25);
+  assert.equal(stallOnset(samples, 1000 + 4600), 1000 + 3000, 'the run began where the share rose above 0.1, not at the ramp below it');
+  assert.equal(stallOnset(samples, 1000 + 1500), undefined, 'a verdict outside any stall has none');
+  // uneven reads (a blocked loop): the counter is interpolated, the onset found the same
+  const gappy = samples.filter((s, i) => i % 7 !== 3);
+  assert.equal(stallOnset(gappy, 1000 + 4600), 1000 + 3000);
+  assert.equal(stallOnset([], 5000), undefined);
 });
