@@ -77,6 +77,12 @@ async function main() {
   const up = names.filter((n) => alive(pids[n]));
   const gone = names.filter((n) => !up.includes(n));
   const stall = verdict ? stallOnset(pressure, verdict) : undefined;
+  // the readings themselves, for a stall onset that is not found (bench/stall-onset.js)
+  try {
+    if (process.env.LAB_OUT) fs.writeFileSync(`${process.env.LAB_OUT}/pressure-${name}.json`, JSON.stringify({ onset, verdict, pressure }));
+  } catch (err) {
+    console.error(`wedge.js: the pressure readings not kept: ${/** @type {Error} */ (err).message}`);
+  }
   console.log([name, onset, verdict || '', acted || '', up.join(',') || '-', gone.join(',') || '-', stall ?? ''].join('\t'));
   spawnSync('systemctl', ['--user', 'set-property', '--runtime', unit, 'MemoryHigh=infinity']);
   spawnSync('systemctl', ['--user', 'stop', unit]);
