@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CgroupGoneError, type MemorySample, readMemorySample } from '../cgroup/read';
+import { CgroupGoneError, type MemorySample, readMemorySample, SampleFiles } from '../cgroup/read';
 import type { DetectorConfig } from '../config/schema';
 import { type NativeError, PsiTrigger, type PsiTriggerSpec, PsiWindowError } from '../native';
 import { monotonicMs } from '../util/clock';
@@ -29,7 +29,12 @@ export interface FeedHost {
   now?(): number;
   /** Arms the PSI trigger (PsiTrigger.arm; tests pass their own). */
   armTrigger?: (file: string, spec: PsiTriggerSpec, onEvent: (kind: 'fired' | 'gone') => void) => Pick<PsiTrigger, 'close' | 'unref'>;
+  /** Opens the sample's files for an awake feed (SampleFiles.open; tests pass their own). */
+  openFiles?: (dir: string) => SampleReader;
 }
+
+/** A sample's files held open while the feed is awake. */
+export type SampleReader = Pick<SampleFiles, 'read' | 'close'>;
 
 export class SessionFeed {
   mode: FeedMode = 'psi';
@@ -48,6 +53,11 @@ export class SessionFeed {
   /** Set by stop(): no timer may start again. */
   private stopped = false;
   private readonly measure: Measure;
+  /** The sample's files, open while awake on the PSI feed; closed asleep, so that an idle session
+   * holds its trigger's fd alone (sbctl doctor's FILES_PER_SESSION). */
+  private files: SampleReader | undefined;
+  /** Opening them failed once (EMFILE): told once, then samples read by path. */
+  private openFailedTold = false;
 
   constructor(
     private readonly cgroupDir: string,
@@ -134,16 +144,40 @@ export class SessionFeed {
   wake(why: string): void {
     if (this.sampling) return;
     this.host.log('waking', { dir: this.cgroupDir, why });
+    if (this.mode === 'psi' && !this.openFiles()) return;
     this.sample();
     // Not when that sample found the cgroup gone (stopped) or the session clear (asleep again).
     if (this.state.last !== undefined) this.schedule();
+  }
+
+  /** Hold the sample's files open for the windows to come; false when the cgroup is gone (the
+   * feed is over). Any other failure (out of open files) leaves the samples read by path. */
+  private openFiles(): boolean {
+    if (this.files) return true;
+    try {
+      this.files = (this.host.openFiles ?? SampleFiles.open)(this.cgroupDir);
+    } catch (err) {
+      if (err instanceof CgroupGoneError) {
+        this.gone();
+        return false;
+      }
+      if (!this.openFailedTold) this.host.log('cannot hold the sample files open: reading them by path', { dir: this.cgroupDir, err: (err as Error).message });
+      this.openFailedTold = true;
+    }
+    return true;
+  }
+
+  private closeFiles(): void {
+    this.files?.close();
+    this.files = undefined;
   }
 
   /** Take one sample now and step the detector. */
   sample(): Verdict | undefined {
     let raw: MemorySample;
     try {
-      raw = readMemorySample(this.cgroupDir, (this.host.now ?? monotonicMs)());
+      const atMs = (this.host.now ?? monotonicMs)();
+      raw = this.files ? this.files.read(atMs) : readMemorySample(this.cgroupDir, atMs);
     } catch (err) {
       if (err instanceof CgroupGoneError) {
         this.gone();
@@ -176,6 +210,7 @@ export class SessionFeed {
   }
 
   private sleep(): void {
+    this.closeFiles();
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.timerMs = 0;
@@ -189,6 +224,7 @@ export class SessionFeed {
 
   stop(): void {
     this.stopped = true;
+    this.closeFiles();
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.trigger?.close();

@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { SessionFeed } = require('../../../dist/stall/feed.js');
+const { SampleFiles, CgroupGoneError } = require('../../../dist/cgroup/read.js');
 const { writeScopeFiles } = require('../../support/fake-cgroup');
 const { parseConfig } = require('../../../dist/config/load.js');
 
@@ -22,11 +23,33 @@ function fakeCgroup({ pressure = true } = {}) {
   return { dir, set };
 }
 
-function feedOn(dir, clock) {
+/**
+ * The sample files as kernfs keeps them: a read through a file held open after its cgroup was
+ * removed fails ENODEV (a removed tmp directory's files would still read). Counts what is open.
+ */
+function kernfsLikeFiles(open) {
+  return (dir) => {
+    const files = SampleFiles.open(dir);
+    open.n++;
+    return {
+      read: (atMs) => {
+        if (!fs.existsSync(dir)) throw new CgroupGoneError(dir);
+        return files.read(atMs);
+      },
+      close: () => {
+        files.close();
+        open.n--;
+      },
+    };
+  };
+}
+
+function feedOn(dir, clock, open = { n: 0 }) {
   const verdicts = [];
   const logs = [];
   const trigger = { spec: undefined, fire: () => {}, gone: () => {}, closed: false };
   const feed = new SessionFeed(dir, {
+    openFiles: kernfsLikeFiles(open),
     armTrigger: (file, spec, cb) => {
       if (!fs.existsSync(file)) throw Object.assign(new Error(`open ${file}: ENOENT`), { code: 'ENOENT' });
       trigger.spec = spec;
@@ -47,13 +70,16 @@ function feedOn(dir, clock) {
 test('asleep until woken; windows while not clear; asleep again once clear', () => {
   const cg = fakeCgroup();
   const clock = { t: 0 };
-  const { feed, verdicts, trigger } = feedOn(cg.dir, clock);
+  const open = { n: 0 };
+  const { feed, verdicts, trigger } = feedOn(cg.dir, clock, open);
   feed.start();
   assert.equal(feed.mode, 'psi');
   assert.deepEqual(trigger.spec, { kind: 'full', stallUs: 200_000, windowUs: 2_000_000 }, 'below the trip line: full 0.1 of a 2 s window');
   assert.equal(feed.sampling, false, 'an idle session costs nothing');
+  assert.equal(open.n, 0, 'asleep: no sample file held open');
   trigger.fire();
   assert.equal(feed.sampling, true);
+  assert.equal(open.n, 1, 'awake: its sample files held open');
   assert.equal(verdicts.at(-1).event, 'first-sample');
   cg.set({ fullUs: 1_200_000, ownHigh: 50 });
   clock.t = 2000;
@@ -63,6 +89,7 @@ test('asleep until woken; windows while not clear; asleep again once clear', () 
   clock.t = 4000;
   assert.equal(feed.sample()?.window?.kind, 'clear');
   assert.equal(feed.sampling, false, 'clear: back to sleep');
+  assert.equal(open.n, 0, 'asleep again: its sample files closed');
   assert.equal(feed.state.last, undefined, 'the next wake starts from a fresh sample');
   feed.stop();
   assert.equal(trigger.closed, true);
@@ -212,5 +239,27 @@ test('a clear onset window does not put the feed to sleep when the trigger fired
   clock.t = 1500;
   assert.equal(feed.sample()?.window?.kind, 'clear');
   assert.equal(feed.sampling, false, 'clear with no trigger in the window: asleep');
+  feed.stop();
+});
+
+test('an awake feed that cannot open its sample files (out of open files) reads them by path, and says so once', () => {
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const verdicts = [];
+  const logs = [];
+  let cb = () => {};
+  const feed = new SessionFeed(cg.dir, {
+    armTrigger: (_f, _s, onEvent) => { cb = onEvent; return { close: () => {}, unref: () => {} }; },
+    openFiles: () => { throw Object.assign(new Error('open: EMFILE'), { code: 'EMFILE' }); },
+    config: cfg, unitsInSlice: () => 2, onVerdict: (v) => verdicts.push(v), onGone: () => verdicts.push({ event: 'gone' }),
+    log: (msg, fields) => logs.push({ msg, ...fields }), now: () => clock.t,
+  });
+  feed.start();
+  cb('fired');
+  assert.equal(verdicts.at(-1).event, 'first-sample');
+  cg.set({ fullUs: 1_200_000, ownHigh: 50 });
+  clock.t = 2000;
+  assert.equal(feed.sample()?.window?.kind, 'hot', 'sampled by path');
+  assert.equal(logs.filter((l) => /cannot hold the sample files open/.test(l.msg)).length, 1);
   feed.stop();
 });
