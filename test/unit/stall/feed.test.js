@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { SessionFeed } = require('../../../dist/stall/feed.js');
+const { SessionFeed, cadenceUnderLoad } = require('../../../dist/stall/feed.js');
 const { SampleFiles, CgroupGoneError } = require('../../../dist/cgroup/read.js');
 const { writeScopeFiles } = require('../../support/fake-cgroup');
 const { parseConfig } = require('../../../dist/config/load.js');
@@ -262,4 +262,46 @@ test('an awake feed that cannot open its sample files (out of open files) reads 
   assert.equal(feed.sample()?.window?.kind, 'hot', 'sampled by path');
   assert.equal(logs.filter((l) => /cannot hold the sample files open/.test(l.msg)).length, 1);
   feed.stop();
+});
+
+test('cadenceUnderLoad: onset windows fall back to steady ones while sampling runs later than an onset window', () => {
+  assert.equal(cadenceUnderLoad('onset', 0, cfg), 'onset');
+  assert.equal(cadenceUnderLoad('onset', cfg.onsetWindowS * 1000, cfg), 'onset', 'late by exactly one onset window: still onset');
+  assert.equal(cadenceUnderLoad('onset', cfg.onsetWindowS * 1000 + 1, cfg), 'steady');
+  assert.equal(cadenceUnderLoad('steady', 10_000, cfg), 'steady', 'a deadline runs steady windows anyway');
+});
+
+test('a feed whose windows come late takes steady windows until one comes on time, and tells the detector which', () => {
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const { feed, trigger } = feedOn(cg.dir, clock);
+  const onsetMs = cfg.onsetWindowS * 1000;
+  const steadyMs = cfg.windowS * 1000;
+  feed.start();
+  trigger.fire();
+  assert.equal(feed.windowMs, onsetMs, 'woken: onset windows');
+  // a hot window that came late by more than an onset window (sbd busy with a storm)
+  let full = 0;
+  const hot = (ms) => { full += ms * 1000 * 0.9; cg.set({ fullUs: Math.round(full), ownHigh: 50 + clock.t }); };
+  clock.t += onsetMs + onsetMs + 100;
+  hot(onsetMs * 2 + 100);
+  assert.equal(feed.sample()?.window?.kind, 'hot');
+  assert.equal(feed.windowMs, steadyMs, 'late: the next window is a steady one');
+  // on time: the window was a steady one (two hot steady windows stand still), then onset again
+  clock.t += steadyMs;
+  hot(steadyMs);
+  const v = feed.sample();
+  assert.equal(v?.event, 'standing-still', 'judged as a steady window: its second hot one stands still');
+  feed.stop();
+  // and on time from the start: onset windows throughout
+  const cg2 = fakeCgroup();
+  const clock2 = { t: 0 };
+  const f2 = feedOn(cg2.dir, clock2);
+  f2.feed.start();
+  f2.trigger.fire();
+  clock2.t += onsetMs;
+  cg2.set({ fullUs: 450_000, ownHigh: 60 });
+  assert.equal(f2.feed.sample()?.window?.kind, 'hot');
+  assert.equal(f2.feed.windowMs, onsetMs, 'on time: onset windows still');
+  f2.feed.stop();
 });
