@@ -57,13 +57,15 @@ async function main() {
   // in the 8 GiB run of issue 15 (bench/RESULTS.md), so the onsets are watched as long
   const end = start + 60_000 + n * 900;
   let rounds = 0;
+  let readErrors = 0;
+  let lastReadError = '';
   while (onset.size < n && Date.now() < end) {
     rounds++;
     for (const u of units) {
       if (onset.has(u)) continue;
       try {
         if (/^high [1-9]/m.test(fs.readFileSync(`${SLICE}/${u}/memory.events.local`, 'utf8'))) onset.set(u, Date.now());
-      } catch { /* gone: no onset */ }
+      } catch (e) { readErrors++; lastReadError = String(e); /* gone: no onset */ }
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -73,6 +75,7 @@ async function main() {
   // How finely the onsets were seen: a round reads every file not yet at its brake.
   console.error(`onset_round_ms\t${((Date.now() - start) / rounds).toFixed(0)}`);
   console.error(`onsets_seen\t${onset.size}`);
+  console.error(`onset_read_errors\t${readErrors}${lastReadError ? ` (last: ${lastReadError.replace(/\s+/g, ' ')})` : ''}`);
   for (const u of units) console.log(`${u}\t${onset.get(u) ?? ''}`);
 }
 main().catch((e) => {
