@@ -44,6 +44,24 @@ export function parseRequiredKeys<K extends string>(text: string, file: string, 
   return all as Record<K, number> & Record<string, number>;
 }
 
+/**
+ * The values of `keys` alone from a flat keyed file (memory.stat has some 50 lines; a sample needs
+ * three): each found by its line's start, the rest of the file left unparsed. Every key must be
+ * there with a whole number, as in parseRequiredKeys; the other lines are not checked.
+ */
+export function pickKeys<K extends string>(text: string, file: string, keys: readonly K[]): Record<K, number> {
+  const out = {} as Record<K, number>;
+  for (const key of keys) {
+    const at = text.startsWith(`${key} `) ? 0 : text.indexOf(`\n${key} `);
+    if (at < 0) throw new CgroupFormatError(file, `no "${key}" line`);
+    const from = at === 0 ? key.length + 1 : at + key.length + 2;
+    let end = text.indexOf('\n', from);
+    if (end < 0) end = text.length;
+    out[key] = nonNegativeInt(file, key, text.slice(from, end));
+  }
+  return out;
+}
+
 /** memory.high, memory.max, memory.swap.max: bytes, or `max` (no limit) as Infinity. */
 export function parseLimit(text: string, file: string): number {
   const value = text.trim();

@@ -32,6 +32,7 @@ import { notify, startWatchdog } from './notify';
 import { OomKillWatch } from '../oom/watch';
 import { incidentJournal } from '../journal/incident-journal';
 import { type SavedSession, type SavedState, defaultStatePath, loadState, saveState } from './state-file';
+import { StateWriter } from './state-writer';
 import { monotonicMs } from '../util/clock';
 import { currentOf } from '../actions/machine';
 import { sessionVerdictFigures, sliceEpisodeScope } from '../metrics/from-verdict';
@@ -89,19 +90,13 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
 
   const stateFile = defaultStatePath(env);
   const saved: SavedState = loadState(stateFile, (why) => log.warn({ event: 'bad-state-file', file: stateFile }, why));
-  const savedJson = new Map<string, string>();
-  const save = (unit: string, s: SavedSession | undefined): void => {
-    const json = JSON.stringify(s ?? null);
-    if (savedJson.get(unit) === json) return;
-    savedJson.set(unit, json);
-    if (s === undefined) delete saved[unit];
-    else saved[unit] = s;
-    try {
-      saveState(stateFile, saved);
-    } catch (err) {
-      log.error({ event: 'state-not-saved', file: stateFile, err }, 'cannot save state: a restart now would forget running deadlines');
-    }
-  };
+  // Coalesced (state-writer.ts): a deadline's change waits up to COALESCE_MS for others to share
+  // its write; the record of an action is written before the action goes on.
+  const stateWriter = new StateWriter(saved, {
+    write: (state) => saveState(stateFile, state),
+    onError: (err) => log.error({ event: 'state-not-saved', file: stateFile, err }, 'cannot save state: a restart now would forget running deadlines'),
+  });
+  const save = (unit: string, s: SavedSession | undefined): void => stateWriter.save(unit, s);
 
   const controller = new BrakeController({
     config,
@@ -351,6 +346,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
       slices.stop();
       for (const f of feeds.values()) f.stop();
       watch.close();
+      stateWriter.stop(); // the deadlines still waiting for their write
     },
   };
 }

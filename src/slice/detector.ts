@@ -34,6 +34,8 @@ export interface SliceSample {
   memTotalBytes: number;
   /** false on a kernel without PSI (no memory.pressure): the members' full totals say nothing. */
   psi?: boolean;
+  /** false when the members' memory.pressure was not read (membersPressureNeeded): their fullUs are 0. */
+  membersPressure?: boolean;
 }
 
 export interface SliceLimits {
@@ -158,13 +160,35 @@ export function causesOf(a: SliceSample, b: SliceSample, cfg: DetectorConfig, l:
   return causes;
 }
 
+/** MemAvailable under this many times raise.reserve: the machine may run short within a window
+ * (a storm of allocations fills gigabytes a second), so the members' pressure is read. */
+export const MACHINE_NEAR_RESERVE_FACTOR = 2;
+
+/**
+ * Does the window that starts at `own` need the members' memory.pressure? (pure) A window is
+ * judged on the members' stall only when something binds the slice (causesOf: its brake, its
+ * ceiling, the machine); otherwise it is clear whatever they say. So they are read when a cause
+ * binds now, when the slice has a brake or a ceiling (nearOwnBrake may be crossed within a
+ * window), when the machine is within MACHINE_NEAR_RESERVE_FACTOR of its reserve, or when it is
+ * critical: a slice of 200 sessions with none of these reads 200 files a window, not 400 (issue
+ * 15, item 5). Should a cause appear unforeseen, that window is warm, and the next is judged.
+ */
+export function membersPressureNeeded(last: SliceSample | undefined, own: Omit<SliceSample, 'members'>, cfg: DetectorConfig, l: SliceLimits): boolean {
+  if (own.psi === false) return false; // the fallback measure judges the slice's own figures
+  if (own.highBytes !== Infinity || own.maxBytes !== Infinity) return true;
+  if (own.memAvailableBytes < MACHINE_NEAR_RESERVE_FACTOR * l.reserveBytes || isCritical({ ...own, members: [] }, l)) return true;
+  return causesOf(last ?? { ...own, members: [] }, { ...own, members: [] }, cfg, l).length > 0;
+}
+
 /** Classify the window from `a` to `b` (pure). */
 export function classifySliceWindow(a: SliceSample, b: SliceSample, cfg: DetectorConfig, l: SliceLimits): SliceWindow {
   const windowMs = b.atMs - a.atMs;
   const before = new Map(a.members.map((m) => [m.path, m.fullUs]));
+  // The members' stall is known only when their pressure was read at both ends.
+  const pressureRead = a.membersPressure !== false && b.membersPressure !== false;
   let share = 0;
   let stalledMember: string | undefined;
-  for (const m of b.members) {
+  for (const m of pressureRead ? b.members : []) {
     const was = before.get(m.path);
     if (was === undefined || m.fullUs < was || windowMs <= 0) continue; // new member, or a new cgroup behind its name
     const s = (m.fullUs - was) / (windowMs * 1000);
@@ -184,6 +208,10 @@ export function classifySliceWindow(a: SliceSample, b: SliceSample, cfg: Detecto
     if (grew >= limit) return { ...base, kind: 'clear', reason: `no PSI; grew ${mib(grew)}` };
     if (fired > 0) return { ...base, kind: 'hot', reason: `no PSI; the slice's brake fired ${fired}x, grew only ${mib(grew)}` };
     return { ...base, kind: 'warm', reason: "no PSI; the slice's brake did not fire, nor did it grow" };
+  }
+  if (!pressureRead) {
+    if (causes.length === 0) return { ...base, kind: 'clear', reason: "neither the slice's brake nor its ceiling nor the machine binds (the members' pressure not read)" };
+    return { ...base, kind: 'warm', reason: "the members' pressure was not read at the window's start (nothing bound the slice then): the next window is judged" };
   }
   if (share < cfg.clearShare) return { ...base, kind: 'clear', reason: `no member stalls (highest full share ${pct(share)})` };
   if (anonShare < cfg.anonFuse) return { ...base, kind: 'clear', reason: `anon share ${pct(anonShare)} below ${cfg.anonFuse}: page cache` };

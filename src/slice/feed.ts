@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { CgroupGoneError } from '../cgroup/read';
 import type { DetectorConfig } from '../config/schema';
 import { type NativeError, PsiTrigger, type PsiTriggerSpec } from '../native';
-import { BASELINE_SPAN_MS, type MemberSample, SNAPSHOT_EVERY_MS, type SliceLimits, type SliceSample, type SliceState, type SliceVerdict, initialSliceState, noteMembers, stepSlice } from './detector';
+import { BASELINE_SPAN_MS, type MemberSample, SNAPSHOT_EVERY_MS, type SliceLimits, type SliceSample, type SliceState, type SliceVerdict, initialSliceState, membersPressureNeeded, noteMembers, stepSlice } from './detector';
 import { readMembers, readSliceCurrent, readSliceSample } from './read';
 
 export interface SliceFeedHost {
@@ -105,7 +105,10 @@ export class SliceFeed {
   sample(): SliceVerdict | undefined {
     let sample: SliceSample;
     try {
-      sample = (this.host.read ?? readSliceSample)(this.dir, this.host.now());
+      const last = this.state.last;
+      sample = this.host.read
+        ? this.host.read(this.dir, this.host.now())
+        : readSliceSample(this.dir, this.host.now(), (own) => membersPressureNeeded(last, own, this.host.config, this.host.limits));
     } catch (err) {
       if (err instanceof CgroupGoneError) {
         this.gone();

@@ -57,13 +57,17 @@ export function readSliceCurrent(sliceDir: string): number {
   return parseSingle(readCgroupFile(sliceDir, 'memory.current'), path.join(sliceDir, 'memory.current'));
 }
 
-/** One sample of the slice at `sliceDir`. Throws CgroupGoneError when the slice is gone. */
-export function readSliceSample(sliceDir: string, atMs: number): SliceSample {
+/**
+ * One sample of the slice at `sliceDir`. Throws CgroupGoneError when the slice is gone.
+ * `membersPressure` decides, from the slice's own figures, whether the members' memory.pressure
+ * is read too (membersPressureNeeded); without it, always.
+ */
+export function readSliceSample(sliceDir: string, atMs: number, membersPressure?: (own: Omit<SliceSample, 'members'>) => boolean): SliceSample {
   const f = (name: string): string => readCgroupFile(sliceDir, name);
   const stat = parseRequiredKeys(f('memory.stat'), path.join(sliceDir, 'memory.stat'), ['anon', 'shmem'] as const);
   const events = parseFlatKeyed(f('memory.events.local'), path.join(sliceDir, 'memory.events.local'));
   const mem = readMeminfo();
-  return {
+  const own: Omit<SliceSample, 'members'> = {
     atMs,
     currentBytes: parseSingle(f('memory.current'), path.join(sliceDir, 'memory.current')),
     highBytes: parseLimit(f('memory.high'), path.join(sliceDir, 'memory.high')),
@@ -72,9 +76,10 @@ export function readSliceSample(sliceDir: string, atMs: number): SliceSample {
     shmemBytes: stat.shmem,
     highEvents: events.high ?? 0,
     maxEvents: events.max ?? 0,
-    members: readMembers(sliceDir),
     memAvailableBytes: mem.availableBytes,
     memTotalBytes: mem.totalBytes,
     psi: fs.existsSync(path.join(sliceDir, 'memory.pressure')), // absent on a kernel without PSI
   };
+  const withPressure = membersPressure === undefined || membersPressure(own);
+  return { ...own, members: readMembers(sliceDir, !withPressure), ...(withPressure ? {} : { membersPressure: false }) };
 }

@@ -7,11 +7,11 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CgroupGoneError, type MemorySample, readMemorySample } from '../cgroup/read';
+import { CgroupGoneError, type MemorySample, readMemorySample, SampleFiles } from '../cgroup/read';
 import type { DetectorConfig } from '../config/schema';
 import { type NativeError, PsiTrigger, type PsiTriggerSpec, PsiWindowError } from '../native';
 import { monotonicMs } from '../util/clock';
-import { type DetectorSample, type DetectorState, type Measure, type Verdict, cadenceOf, initialState, step, windowMsOf } from './detector';
+import { type Cadence, type DetectorSample, type DetectorState, type Measure, type Verdict, cadenceOf, initialState, step, windowMsOf } from './detector';
 
 /** How this session is fed: woken by a PSI trigger, or sampled on a timer. */
 export type FeedMode = 'psi' | 'timer';
@@ -29,6 +29,22 @@ export interface FeedHost {
   now?(): number;
   /** Arms the PSI trigger (PsiTrigger.arm; tests pass their own). */
   armTrigger?: (file: string, spec: PsiTriggerSpec, onEvent: (kind: 'fired' | 'gone') => void) => Pick<PsiTrigger, 'close' | 'unref'>;
+  /** Opens the sample's files for an awake feed (SampleFiles.open; tests pass their own). */
+  openFiles?: (dir: string) => SampleReader;
+}
+
+/** A sample's files held open while the feed is awake. */
+export type SampleReader = Pick<SampleFiles, 'read' | 'close'>;
+
+/**
+ * The cadence of a feed's next window when sbd runs late (pure). An onset window (0.5 s) exists to
+ * judge a stall sooner; when this feed's last window came later than it was due by more than an
+ * onset window, sbd is not keeping up with its feeds (a storm: 200 sessions awake at once were 400
+ * samples a second, issue 15 item 5), and more short windows would only make every feed later. Its
+ * next windows are steady ones (windowS, two hot to stand still) until a window comes on time.
+ */
+export function cadenceUnderLoad(cadence: Cadence, lateMs: number, cfg: Pick<DetectorConfig, 'onsetWindowS'>): Cadence {
+  return cadence === 'onset' && lateMs > cfg.onsetWindowS * 1000 ? 'steady' : cadence;
 }
 
 export class SessionFeed {
@@ -39,8 +55,12 @@ export class SessionFeed {
   lastVerdict: Verdict | undefined;
   private trigger: Pick<PsiTrigger, 'close' | 'unref'> | undefined;
   private timer: NodeJS.Timeout | undefined;
-  /** The period the timer runs at, in ms. */
+  /** The period the timer runs at, in ms, and the cadence of its windows. */
   private timerMs = 0;
+  private timerCadence: Cadence | undefined;
+  /** When the last sample was taken (monotonic ms), and how much later than due it came. */
+  private lastSampleAtMs: number | undefined;
+  private lateMs = 0;
   /** When the PSI trigger last fired, awake or not (monotonic ms). */
   private firedAtMs = -Infinity;
   /** When a hint last woke the feed (monotonic ms). */
@@ -48,6 +68,11 @@ export class SessionFeed {
   /** Set by stop(): no timer may start again. */
   private stopped = false;
   private readonly measure: Measure;
+  /** The sample's files, open while awake on the PSI feed; closed asleep, so that an idle session
+   * holds its trigger's fd alone (sbctl doctor's FILES_PER_SESSION). */
+  private files: SampleReader | undefined;
+  /** Opening them failed once (EMFILE): told once, then samples read by path. */
+  private openFailedTold = false;
 
   constructor(
     private readonly cgroupDir: string,
@@ -102,15 +127,18 @@ export class SessionFeed {
     this.schedule();
   }
 
-  /** The next window's length: short onset windows from a PSI wake to a verdict, else steady. */
-  private intervalMs(): number {
-    return windowMsOf(cadenceOf(this.state, this.mode), this.mode, this.host.config);
+  /** The next window's cadence: short onset windows from a PSI wake to a verdict, else steady;
+   * steady also while sbd runs late (cadenceUnderLoad). */
+  private nextCadence(): Cadence {
+    return cadenceUnderLoad(cadenceOf(this.state, this.mode), this.lateMs, this.host.config);
   }
 
   /** (Re)start the timer at the current cadence's period, unless it already runs at it. */
   private schedule(): void {
-    const ms = this.intervalMs();
+    const cadence = this.nextCadence();
+    const ms = windowMsOf(cadence, this.mode, this.host.config);
     if (this.stopped) return;
+    this.timerCadence = cadence;
     if (this.timer !== undefined && this.timerMs === ms) return;
     if (this.timer) clearInterval(this.timer);
     this.timerMs = ms;
@@ -134,16 +162,43 @@ export class SessionFeed {
   wake(why: string): void {
     if (this.sampling) return;
     this.host.log('waking', { dir: this.cgroupDir, why });
+    if (this.mode === 'psi' && !this.openFiles()) return;
     this.sample();
     // Not when that sample found the cgroup gone (stopped) or the session clear (asleep again).
     if (this.state.last !== undefined) this.schedule();
+  }
+
+  /** Hold the sample's files open for the windows to come; false when the cgroup is gone (the
+   * feed is over). Any other failure (out of open files) leaves the samples read by path. */
+  private openFiles(): boolean {
+    if (this.files) return true;
+    try {
+      this.files = (this.host.openFiles ?? SampleFiles.open)(this.cgroupDir);
+    } catch (err) {
+      if (err instanceof CgroupGoneError) {
+        this.gone();
+        return false;
+      }
+      if (!this.openFailedTold) this.host.log('cannot hold the sample files open: reading them by path', { dir: this.cgroupDir, err: (err as Error).message });
+      this.openFailedTold = true;
+    }
+    return true;
+  }
+
+  private closeFiles(): void {
+    this.files?.close();
+    this.files = undefined;
   }
 
   /** Take one sample now and step the detector. */
   sample(): Verdict | undefined {
     let raw: MemorySample;
     try {
-      raw = readMemorySample(this.cgroupDir, (this.host.now ?? monotonicMs)());
+      const atMs = (this.host.now ?? monotonicMs)();
+      // How late this window came: only between the timer's samples (a wake's first is not due).
+      this.lateMs = this.timer !== undefined && this.lastSampleAtMs !== undefined ? Math.max(0, atMs - this.lastSampleAtMs - this.timerMs) : 0;
+      this.lastSampleAtMs = atMs;
+      raw = this.files ? this.files.read(atMs) : readMemorySample(this.cgroupDir, atMs);
     } catch (err) {
       if (err instanceof CgroupGoneError) {
         this.gone();
@@ -152,8 +207,9 @@ export class SessionFeed {
       throw err;
     }
     const windowFrom = this.state.last?.atMs;
-    // The window that ends now was taken at the cadence of the state it began in.
-    const sample: DetectorSample = { ...raw, unitsInSlice: this.host.unitsInSlice(), measure: this.measure, cadence: cadenceOf(this.state, this.mode) };
+    // The window that ends now was taken at the cadence its timer ran at (of the state it began in).
+    const cadence = this.timer !== undefined && this.timerCadence !== undefined ? this.timerCadence : cadenceOf(this.state, this.mode);
+    const sample: DetectorSample = { ...raw, unitsInSlice: this.host.unitsInSlice(), measure: this.measure, cadence };
     const [next, verdict] = step(this.state, sample, this.host.config);
     this.state = next;
     this.lastVerdict = verdict;
@@ -176,6 +232,10 @@ export class SessionFeed {
   }
 
   private sleep(): void {
+    this.closeFiles();
+    this.lastSampleAtMs = undefined;
+    this.lateMs = 0;
+    this.timerCadence = undefined;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.timerMs = 0;
@@ -189,6 +249,7 @@ export class SessionFeed {
 
   stop(): void {
     this.stopped = true;
+    this.closeFiles();
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.trigger?.close();

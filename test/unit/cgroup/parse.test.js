@@ -3,7 +3,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const {
-  CgroupFormatError, parseFlatKeyed, parseRequiredKeys, parseLimit, parseSingle, parsePressure, parsePids, parseProcCgroup,
+  CgroupFormatError, parseFlatKeyed, parseRequiredKeys, pickKeys, parseLimit, parseSingle, parsePressure, parsePids, parseProcCgroup,
 } = require('../../../dist/cgroup/parse.js');
 
 test('flat keyed files: every key, unknown ones kept', () => {
@@ -48,4 +48,13 @@ test('pids and /proc/<pid>/cgroup', () => {
     '/user.slice/user-1000.slice/user@1000.service/sessions.slice/a.scope');
   assert.equal(parseProcCgroup('4:memory:/x\n', '/proc/1/cgroup'), undefined);
   assert.throws(() => parseProcCgroup('', '/proc/1/cgroup'), /empty/);
+});
+
+test('pickKeys: only the keys asked, each at a line start (file is not file_mapped), checked', () => {
+  const stat = 'anon 100\nfile_mapped 7\nfile 200\nanon_thp 9\nshmem 3\n';
+  assert.deepEqual(pickKeys(stat, 'memory.stat', ['anon', 'shmem', 'file']), { anon: 100, shmem: 3, file: 200 });
+  assert.deepEqual(pickKeys('low 0\nhigh 5', 'memory.events.local', ['high']), { high: 5 }, 'the last line without its newline');
+  assert.throws(() => pickKeys('file_mapped 7\n', 'memory.stat', ['file']), { name: 'CgroupFormatError', message: 'memory.stat: unexpected content: no "file" line' });
+  assert.throws(() => pickKeys('anon x\n', 'memory.stat', ['anon']), { name: 'CgroupFormatError' });
+  assert.throws(() => pickKeys('anon -1\n', 'memory.stat', ['anon']), { name: 'CgroupFormatError' });
 });

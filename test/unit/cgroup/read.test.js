@@ -5,7 +5,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { readMemorySample, CgroupGoneError, cgroupDir } = require('../../../dist/cgroup/read.js');
+const { readMemorySample, SampleFiles, CgroupGoneError, cgroupDir } = require('../../../dist/cgroup/read.js');
 
 const fixture = path.resolve(__dirname, '../../fixtures/cgroup/sessions.slice/wedged.scope');
 
@@ -58,4 +58,41 @@ test('cgroupOver: why a cgroup is over (gone, or populated 0), undefined while i
   assert.equal(cgroupOver(dir), 'empty (cgroup.events: populated 0)');
   fs.rmSync(dir, { recursive: true });
   assert.equal(cgroupOver(dir), 'gone (its cgroup was removed)');
+});
+
+test('SampleFiles: the same sample as by path, fresh on every read, optional files absent, closed at the end', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-cg-'));
+  fs.cpSync(fixture, dir, { recursive: true });
+  fs.rmSync(path.join(dir, 'memory.swap.max'));
+  const files = SampleFiles.open(dir);
+  assert.equal(files.openFiles, 6, 'six of the seven: memory.swap.max is absent');
+  assert.deepEqual(files.read(7), readMemorySample(dir, 7));
+  // rewritten in place, as the kernel regenerates a cgroup file: a read from offset 0 sees it
+  fs.writeFileSync(path.join(dir, 'memory.current'), '4096\n');
+  const stat = fs.readFileSync(path.join(dir, 'memory.stat'), 'utf8');
+  fs.writeFileSync(path.join(dir, 'memory.stat'), stat.replace(/^anon \d+$/m, 'anon 12345') + 'x'.repeat(0));
+  const s = files.read(8);
+  assert.equal(s.currentBytes, 4096);
+  assert.equal(s.anonBytes, 12345);
+  assert.equal(s.swapMaxBytes, Infinity);
+  files.close();
+  assert.equal(files.openFiles, 0);
+  assert.throws(() => files.read(9), /closed/);
+});
+
+test('SampleFiles: a file longer than the read buffer is read whole', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-cg-'));
+  fs.cpSync(fixture, dir, { recursive: true });
+  // memory.stat with 2,000 extra lines before the ones needed (some 40 KB)
+  const extra = Array.from({ length: 2000 }, (_, i) => `pad${i} ${i}`).join('\n');
+  fs.writeFileSync(path.join(dir, 'memory.stat'), `${extra}\nanon 1\nfile 2\nshmem 3\n`);
+  const files = SampleFiles.open(dir);
+  const s = files.read(0);
+  assert.deepEqual([s.anonBytes, s.fileBytes, s.shmemBytes], [1, 2, 3]);
+  files.close();
+});
+
+test('SampleFiles: a vanished cgroup is a CgroupGoneError on open', () => {
+  const dir = path.join(os.tmpdir(), 'sb-no-such-cgroup');
+  assert.throws(() => SampleFiles.open(dir), (err) => err instanceof CgroupGoneError);
 });

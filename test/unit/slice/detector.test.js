@@ -220,3 +220,29 @@ test("without PSI (no members' pressure): the slice's own brake firing while it 
   assert.equal(vs[3].window.kind, 'warm', 'neither braked nor grown: keeps the episode');
   assert.match(vs[1].window.reason, /no PSI/);
 });
+
+test("membersPressureNeeded: the members' pressure is read only when something binds the slice or may within a window", () => {
+  const { membersPressureNeeded, MACHINE_NEAR_RESERVE_FACTOR } = require('../../../dist/slice/detector.js');
+  const own = (o = {}) => ({ atMs: 0, currentBytes: 1 * GiB, highBytes: Infinity, maxBytes: Infinity, anonBytes: 1 * GiB, shmemBytes: 0, highEvents: 0, maxEvents: 0, memAvailableBytes: 8 * GiB, memTotalBytes: 16 * GiB, psi: true, ...o });
+  assert.equal(membersPressureNeeded(undefined, own(), cfg, limits), false, 'no brake, no ceiling, the machine roomy: a window is clear whatever the members say');
+  assert.equal(membersPressureNeeded(undefined, own({ highBytes: 2 * GiB }), cfg, limits), true, 'a slice with a brake');
+  assert.equal(membersPressureNeeded(undefined, own({ maxBytes: 2 * GiB }), cfg, limits), true, 'a slice with a ceiling');
+  assert.equal(membersPressureNeeded(undefined, own({ memAvailableBytes: MACHINE_NEAR_RESERVE_FACTOR * limits.reserveBytes - 1 }), cfg, limits), true, 'the machine near its reserve');
+  assert.equal(membersPressureNeeded(own(), own({ highEvents: 1 }), cfg, limits), true, "the slice's brake fired (a brake set since)");
+  assert.equal(membersPressureNeeded(undefined, own({ psi: false }), cfg, limits), false, 'no PSI: the fallback measure');
+});
+
+test("a window without the members' pressure at its start is clear when nothing binds, warm when something does (never hot on made-up totals)", () => {
+  const { classifySliceWindow } = require('../../../dist/slice/detector.js');
+  const sl = slice({ high: Infinity });
+  const a = { ...sl.first(), membersPressure: false };
+  const b = sl.next({ shareA: 0.9 });
+  const clear = classifySliceWindow(a, b, cfg, limits);
+  assert.equal(clear.kind, 'clear');
+  assert.equal(clear.share, 0, "no share from a start whose fullUs were not read");
+  const short = classifySliceWindow(a, { ...b, memAvailableBytes: 0.9 * GiB, members: b.members.map((m) => ({ ...m, fullUs: m.fullUs + 1e9 })) }, cfg, limits);
+  assert.equal(short.kind, 'warm', 'the machine short, the members unknown at the start: judged on the next window');
+  assert.match(short.reason, /not read/);
+  // both ends read: judged as ever
+  assert.equal(classifySliceWindow(sl.first(), { ...sl.next({ shareA: 0.9 }), memAvailableBytes: 0.9 * GiB }, cfg, limits).kind, 'hot');
+});

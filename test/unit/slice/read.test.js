@@ -24,3 +24,24 @@ test('readSliceCurrent: a cgroup\'s own memory.current; a vanished slice is a Cg
   assert.equal(readSliceCurrent(path.join(slice, 'wedged.scope')), 69033984);
   assert.throws(() => readSliceCurrent(path.join(slice, 'gone.slice')), CgroupGoneError);
 });
+
+test("readSliceSample: the gate sees the slice's own figures and decides whether the members' pressure is read", () => {
+  const { readSliceSample } = require('../../../dist/slice/read.js');
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-slice-'));
+  fs.cpSync(slice, dir, { recursive: true });
+  const own = { 'memory.stat': 'anon 69033984\nfile 0\nshmem 0\n', 'memory.events.local': 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n', 'memory.current': '69033984\n', 'memory.high': 'max\n', 'memory.max': 'max\n', 'memory.pressure': 'some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' };
+  for (const [f, text] of Object.entries(own)) fs.writeFileSync(path.join(dir, f), text);
+  const seen = [];
+  const without = readSliceSample(dir, 5, (own) => { seen.push(own); return false; });
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0].members, undefined, 'asked before any member is read');
+  assert.equal(typeof seen[0].currentBytes, 'number');
+  assert.equal(without.membersPressure, false);
+  assert.ok(without.members.every((m) => m.fullUs === 0));
+  const withIt = readSliceSample(dir, 6, () => true);
+  assert.equal(withIt.membersPressure, undefined);
+  assert.equal(withIt.members.find((m) => m.path === 'wedged.scope')?.fullUs, 7300751);
+  assert.equal(readSliceSample(dir, 7).members.find((m) => m.path === 'wedged.scope')?.fullUs, 7300751, 'no gate: read');
+});

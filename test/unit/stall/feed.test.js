@@ -7,7 +7,8 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { SessionFeed } = require('../../../dist/stall/feed.js');
+const { SessionFeed, cadenceUnderLoad } = require('../../../dist/stall/feed.js');
+const { SampleFiles, CgroupGoneError } = require('../../../dist/cgroup/read.js');
 const { writeScopeFiles } = require('../../support/fake-cgroup');
 const { parseConfig } = require('../../../dist/config/load.js');
 
@@ -22,11 +23,33 @@ function fakeCgroup({ pressure = true } = {}) {
   return { dir, set };
 }
 
-function feedOn(dir, clock) {
+/**
+ * The sample files as kernfs keeps them: a read through a file held open after its cgroup was
+ * removed fails ENODEV (a removed tmp directory's files would still read). Counts what is open.
+ */
+function kernfsLikeFiles(open) {
+  return (dir) => {
+    const files = SampleFiles.open(dir);
+    open.n++;
+    return {
+      read: (atMs) => {
+        if (!fs.existsSync(dir)) throw new CgroupGoneError(dir);
+        return files.read(atMs);
+      },
+      close: () => {
+        files.close();
+        open.n--;
+      },
+    };
+  };
+}
+
+function feedOn(dir, clock, open = { n: 0 }) {
   const verdicts = [];
   const logs = [];
   const trigger = { spec: undefined, fire: () => {}, gone: () => {}, closed: false };
   const feed = new SessionFeed(dir, {
+    openFiles: kernfsLikeFiles(open),
     armTrigger: (file, spec, cb) => {
       if (!fs.existsSync(file)) throw Object.assign(new Error(`open ${file}: ENOENT`), { code: 'ENOENT' });
       trigger.spec = spec;
@@ -47,13 +70,16 @@ function feedOn(dir, clock) {
 test('asleep until woken; windows while not clear; asleep again once clear', () => {
   const cg = fakeCgroup();
   const clock = { t: 0 };
-  const { feed, verdicts, trigger } = feedOn(cg.dir, clock);
+  const open = { n: 0 };
+  const { feed, verdicts, trigger } = feedOn(cg.dir, clock, open);
   feed.start();
   assert.equal(feed.mode, 'psi');
   assert.deepEqual(trigger.spec, { kind: 'full', stallUs: 200_000, windowUs: 2_000_000 }, 'below the trip line: full 0.1 of a 2 s window');
   assert.equal(feed.sampling, false, 'an idle session costs nothing');
+  assert.equal(open.n, 0, 'asleep: no sample file held open');
   trigger.fire();
   assert.equal(feed.sampling, true);
+  assert.equal(open.n, 1, 'awake: its sample files held open');
   assert.equal(verdicts.at(-1).event, 'first-sample');
   cg.set({ fullUs: 1_200_000, ownHigh: 50 });
   clock.t = 2000;
@@ -63,6 +89,7 @@ test('asleep until woken; windows while not clear; asleep again once clear', () 
   clock.t = 4000;
   assert.equal(feed.sample()?.window?.kind, 'clear');
   assert.equal(feed.sampling, false, 'clear: back to sleep');
+  assert.equal(open.n, 0, 'asleep again: its sample files closed');
   assert.equal(feed.state.last, undefined, 'the next wake starts from a fresh sample');
   feed.stop();
   assert.equal(trigger.closed, true);
@@ -213,4 +240,68 @@ test('a clear onset window does not put the feed to sleep when the trigger fired
   assert.equal(feed.sample()?.window?.kind, 'clear');
   assert.equal(feed.sampling, false, 'clear with no trigger in the window: asleep');
   feed.stop();
+});
+
+test('an awake feed that cannot open its sample files (out of open files) reads them by path, and says so once', () => {
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const verdicts = [];
+  const logs = [];
+  let cb = () => {};
+  const feed = new SessionFeed(cg.dir, {
+    armTrigger: (_f, _s, onEvent) => { cb = onEvent; return { close: () => {}, unref: () => {} }; },
+    openFiles: () => { throw Object.assign(new Error('open: EMFILE'), { code: 'EMFILE' }); },
+    config: cfg, unitsInSlice: () => 2, onVerdict: (v) => verdicts.push(v), onGone: () => verdicts.push({ event: 'gone' }),
+    log: (msg, fields) => logs.push({ msg, ...fields }), now: () => clock.t,
+  });
+  feed.start();
+  cb('fired');
+  assert.equal(verdicts.at(-1).event, 'first-sample');
+  cg.set({ fullUs: 1_200_000, ownHigh: 50 });
+  clock.t = 2000;
+  assert.equal(feed.sample()?.window?.kind, 'hot', 'sampled by path');
+  assert.equal(logs.filter((l) => /cannot hold the sample files open/.test(l.msg)).length, 1);
+  feed.stop();
+});
+
+test('cadenceUnderLoad: onset windows fall back to steady ones while sampling runs later than an onset window', () => {
+  assert.equal(cadenceUnderLoad('onset', 0, cfg), 'onset');
+  assert.equal(cadenceUnderLoad('onset', cfg.onsetWindowS * 1000, cfg), 'onset', 'late by exactly one onset window: still onset');
+  assert.equal(cadenceUnderLoad('onset', cfg.onsetWindowS * 1000 + 1, cfg), 'steady');
+  assert.equal(cadenceUnderLoad('steady', 10_000, cfg), 'steady', 'a deadline runs steady windows anyway');
+});
+
+test('a feed whose windows come late takes steady windows until one comes on time, and tells the detector which', () => {
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const { feed, trigger } = feedOn(cg.dir, clock);
+  const onsetMs = cfg.onsetWindowS * 1000;
+  const steadyMs = cfg.windowS * 1000;
+  feed.start();
+  trigger.fire();
+  assert.equal(feed.windowMs, onsetMs, 'woken: onset windows');
+  // a hot window that came late by more than an onset window (sbd busy with a storm)
+  let full = 0;
+  const hot = (ms) => { full += ms * 1000 * 0.9; cg.set({ fullUs: Math.round(full), ownHigh: 50 + clock.t }); };
+  clock.t += onsetMs + onsetMs + 100;
+  hot(onsetMs * 2 + 100);
+  assert.equal(feed.sample()?.window?.kind, 'hot');
+  assert.equal(feed.windowMs, steadyMs, 'late: the next window is a steady one');
+  // on time: the window was a steady one (two hot steady windows stand still), then onset again
+  clock.t += steadyMs;
+  hot(steadyMs);
+  const v = feed.sample();
+  assert.equal(v?.event, 'standing-still', 'judged as a steady window: its second hot one stands still');
+  feed.stop();
+  // and on time from the start: onset windows throughout
+  const cg2 = fakeCgroup();
+  const clock2 = { t: 0 };
+  const f2 = feedOn(cg2.dir, clock2);
+  f2.feed.start();
+  f2.trigger.fire();
+  clock2.t += onsetMs;
+  cg2.set({ fullUs: 450_000, ownHigh: 60 });
+  assert.equal(f2.feed.sample()?.window?.kind, 'hot');
+  assert.equal(f2.feed.windowMs, onsetMs, 'on time: onset windows still');
+  f2.feed.stop();
 });
