@@ -78,6 +78,7 @@ test('bench: a .cpuprofile\'s self time per function, all of it or only under a 
   assert.equal(late.totalUs, 10 + 300 + 7, 'the samples taken from 150 µs on');
   assert.deepEqual(late.rows.map((r) => [r.name, r.selfUs]), [['tick dist/daemon/x.js:1', 300], ['readFileUtf8', 7], ['GetStatus dist/daemon/bus-service.js:161', 10]].sort((a, b) => b[1] - a[1]));
   assert.equal(selfTimes(profile, { under: 'GetStatus', fromUs: 150 }).totalUs, 10 + 7);
+  assert.equal(selfTimes(profile, { fromUs: 100, toUs: 460 }).totalUs, 50 + 10 + 300, 'the samples taken from 100 µs to before 460 µs');
 });
 
 test('bench:idle: wakeups and CPU a minute from a 60 s count, start times, the baseline beside (issue 15)', () => {
