@@ -2,8 +2,10 @@
 // @ts-check
 'use strict';
 // Top self-time functions of a V8 .cpuprofile (node --cpu-prof), optionally only the samples
-// taken under a function of a given name (say GetStatus: what one D-Bus method costs sbd).
-//   node bench/cpuprofile.js FILE.cpuprofile [--under NAME] [--top N]
+// taken under a function of a given name (say GetStatus: what one D-Bus method costs sbd), and
+// only those taken from S seconds after the profile began and before T (say sbd idle, after its
+// adoption and before its stop).
+//   node bench/cpuprofile.js FILE.cpuprofile [--under NAME] [--from S] [--to T] [--top N]
 const fs = require('node:fs');
 
 /**
@@ -19,12 +21,13 @@ function frameName(n) {
 }
 
 /**
- * Self time per function (µs), summed over the samples (under a frame named `under` when given),
- * biggest first, and the total sampled time they add up to.
- * @param {Profile} profile  @param {{ under?: string }} [o]
+ * Self time per function (µs), summed over the samples (under a frame named `under` when given;
+ * taken from `fromUs` to before `toUs` after the profile's start when given), biggest first, and
+ * the total sampled time they add up to.
+ * @param {Profile} profile  @param {{ under?: string, fromUs?: number, toUs?: number }} [o]
  * @returns {{ totalUs: number, rows: Array<{ name: string, selfUs: number }> }}
  */
-function selfTimes(profile, { under } = {}) {
+function selfTimes(profile, { under, fromUs = 0, toUs = Infinity } = {}) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -40,10 +43,12 @@ function selfTimes(profile, { under } = {}) {
   const self = new Map();
   let totalUs = 0;
   // timeDeltas[i] is the time before sample i: the time a sample stands for is the next delta.
+  let atUs = 0;
   for (let i = 0; i < profile.samples.length; i++) {
     const id = profile.samples[i];
+    atUs += profile.timeDeltas[i];
     const us = profile.timeDeltas[i + 1] ?? 0;
-    if (!inside(id)) continue;
+    if (atUs < fromUs || atUs >= toUs || !inside(id)) continue;
     const name = frameName(/** @type {ProfileNode} */ (byId.get(id)));
     self.set(name, (self.get(name) ?? 0) + us);
     totalUs += us;
@@ -79,9 +84,11 @@ if (require.main === module) {
   };
   const under = opt('--under');
   const top = Number(opt('--top') ?? 15);
+  const from = Number(opt('--from') ?? 0);
+  const to = Number(opt('--to') ?? Infinity);
   const profile = JSON.parse(fs.readFileSync(args[0], 'utf8'));
-  const { totalUs, rows } = selfTimes(profile, { under });
-  console.log(`${args[0]}: ${(totalUs / 1000).toFixed(0)} ms sampled${under ? ` under ${under} (${entries(profile, under)} runs of samples)` : ''}`);
+  const { totalUs, rows } = selfTimes(profile, { under, fromUs: from * 1e6, toUs: to * 1e6 });
+  console.log(`${args[0]}: ${(totalUs / 1000).toFixed(0)} ms sampled${from ? ` from ${from} s` : ''}${to < Infinity ? ` to ${to} s` : ''}${under ? ` under ${under} (${entries(profile, under)} runs of samples)` : ''}`);
   console.log('| self ms | share | function |\n| ---: | ---: | --- |');
   for (const r of rows.slice(0, top)) console.log(`| ${(r.selfUs / 1000).toFixed(1)} | ${((100 * r.selfUs) / totalUs).toFixed(1)} % | ${r.name} |`);
 }

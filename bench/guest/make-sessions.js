@@ -1,7 +1,9 @@
 // @ts-check
 'use strict';
 // In the guest, as tester: N idle sessions (a sleep each, in its own scope of sessions.slice,
-// with a 256 MiB brake), made over D-Bus in one process. Usage: node make-sessions.js N makes
+// with a 256 MiB brake), made over D-Bus in one process. The sleeps never end: a run of idle.sh
+// up to 2,000 sessions outlasts an hour, and an hour's sleep would have taken the first sizes'
+// sessions away before the last size was counted. Usage: node make-sessions.js N makes
 // idle-N-0 ... idle-N-(N-1); node make-sessions.js N FROM makes idle-FROM ... idle-(N-1), to grow
 // a set of sessions size by size.
 const { spawn } = require('node:child_process');
@@ -14,7 +16,7 @@ async function main() {
   const bus = dbus.sessionBus({ busAddress: /** @type {string} */ (process.env.DBUS_SESSION_BUS_ADDRESS) });
   const mgr = (await bus.getProxyObject('org.freedesktop.systemd1', '/org/freedesktop/systemd1')).getInterface('org.freedesktop.systemd1.Manager');
   for (let i = from ?? 0; i < n; i++) {
-    const child = spawn('sleep', ['3600'], { stdio: 'ignore', detached: true });
+    const child = spawn('sleep', ['infinity'], { stdio: 'ignore', detached: true });
     await once(child, 'spawn');
     child.unref();
     await mgr.StartTransientUnit(from === undefined ? `idle-${n}-${i}.scope` : `idle-${i}.scope`, 'fail', [

@@ -29,10 +29,14 @@ function isGone(err: unknown): boolean {
   return code === 'ENOENT' || code === 'ENODEV';
 }
 
-/** Read one file of a cgroup; CgroupGoneError when the cgroup vanished. */
+/**
+ * Read one file of a cgroup; CgroupGoneError when the cgroup vanished. `dir` is a cgroup's
+ * directory and `name` a file's name: joined as they are, not through path.join, whose
+ * normalising was a fifth of the CPU of an idle sbd reading a thousand members of a slice.
+ */
 export function readCgroupFile(dir: string, name: string): string {
   try {
-    return fs.readFileSync(path.join(dir, name), 'utf8');
+    return fs.readFileSync(`${dir}/${name}`, 'utf8');
   } catch (err) {
     if (isGone(err)) throw new CgroupGoneError(dir);
     throw err;

@@ -23,6 +23,9 @@ export interface ProcStat {
   rssPages: number;
 }
 
+/** The last field parseStat reads (rss). */
+const LAST_FIELD = 24;
+
 /**
  * Parse /proc/<pid>/stat. The comm field sits in parentheses and may itself contain ") (":
  * everything after the LAST ")" is the space-separated rest (design.md §5).
@@ -32,7 +35,9 @@ export function parseStat(text: string, file: string): ProcStat {
   const close = text.lastIndexOf(')');
   if (open < 0 || close < open) throw new ProcFormatError(file, 'no "(comm)" field');
   const pid = Number(text.slice(0, open).trim());
-  const rest = text.slice(close + 2).trim().split(' ');
+  // Only up to field 24 (rss): the other thirty are not split off (the freeze check parses
+  // every session's agent each minute).
+  const rest = text.slice(close + 2).trim().split(' ', LAST_FIELD - 2);
   // rest[0] is field 3 (state); field N is rest[N - 3].
   const field = (n: number): number => {
     const v = rest[n - 3];

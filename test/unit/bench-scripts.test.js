@@ -73,6 +73,12 @@ test('bench: a .cpuprofile\'s self time per function, all of it or only under a 
   assert.equal(under.totalUs, 167);
   assert.deepEqual(under.rows.map((r) => r.name), ['readFileUtf8', 'GetStatus dist/daemon/bus-service.js:161']);
   assert.equal(entries(profile, 'GetStatus'), 2, 'two runs of samples under GetStatus, apart');
+  // sample times: 0, 100, 150, 160, 460, 467 µs after the start
+  const late = selfTimes(profile, { fromUs: 150 });
+  assert.equal(late.totalUs, 10 + 300 + 7, 'the samples taken from 150 µs on');
+  assert.deepEqual(late.rows.map((r) => [r.name, r.selfUs]), [['tick dist/daemon/x.js:1', 300], ['readFileUtf8', 7], ['GetStatus dist/daemon/bus-service.js:161', 10]].sort((a, b) => b[1] - a[1]));
+  assert.equal(selfTimes(profile, { under: 'GetStatus', fromUs: 150 }).totalUs, 10 + 7);
+  assert.equal(selfTimes(profile, { fromUs: 100, toUs: 460 }).totalUs, 50 + 10 + 300, 'the samples taken from 100 µs to before 460 µs');
 });
 
 test('bench:idle: wakeups and CPU a minute from a 60 s count, start times, the baseline beside (issue 15)', () => {
