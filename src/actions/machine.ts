@@ -1,7 +1,8 @@
 /** Machine-wide figures the brake policy needs: MemAvailable, a slice's brake and its members. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseLimit, parseSingle } from '../cgroup/parse';
+import { parseLimit } from '../cgroup/parse';
+import { readCurrentBytes } from '../cgroup/read';
 import { parseMeminfo, readMeminfo } from '../proc/meminfo';
 
 /** /proc/meminfo MemAvailable in bytes. */
@@ -23,7 +24,7 @@ export function sliceHigh(sliceDir: string): number {
 /** memory.current of a cgroup; undefined when it cannot be read (gone). */
 function readCurrent(dir: string): number | undefined {
   try {
-    return parseSingle(fs.readFileSync(path.join(dir, 'memory.current'), 'utf8'), path.join(dir, 'memory.current'));
+    return readCurrentBytes(dir);
   } catch {
     return undefined;
   }

@@ -71,6 +71,11 @@ export function readOptional(dir: string, name: string): string | undefined {
   }
 }
 
+/** memory.current of the cgroup at `dir`, in bytes; CgroupGoneError when the cgroup vanished. */
+export function readCurrentBytes(dir: string): number {
+  return parseSingle(readCgroupFile(dir, 'memory.current'), `${dir}/memory.current`);
+}
+
 /** The texts of one sample's files; a file that is absent (memory.pressure without PSI,
  * memory.swap.max without swap accounting) is undefined. */
 type SampleTexts = Record<'memory.current' | 'memory.high' | 'memory.max' | 'memory.stat' | 'memory.events.local', string> & Record<'memory.pressure' | 'memory.swap.max', string | undefined>;

@@ -4,8 +4,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseLimit, parsePressure, parseRequiredKeys, parseSingle } from '../cgroup/parse';
-import { readCgroupFile, readOptional } from '../cgroup/read';
+import { parseLimit, parsePressure, parseRequiredKeys } from '../cgroup/parse';
+import { readCgroupFile, readCurrentBytes, readOptional } from '../cgroup/read';
 import { type ProcSize, readCgroupSizes } from '../proc/table';
 
 export interface SessionSnapshot {
@@ -50,7 +50,7 @@ export function heaviest(procs: readonly ProcSize[]): SessionSnapshot['biggest']
 
 /** The figures of the cgroup at `dir`. Throws CgroupGoneError when the session just ended. */
 export function readSessionFigures(dir: string): SessionFigures {
-  const current = parseSingle(readCgroupFile(dir, 'memory.current'), path.join(dir, 'memory.current'));
+  const current = readCurrentBytes(dir);
   const stat = parseRequiredKeys(readCgroupFile(dir, 'memory.stat'), path.join(dir, 'memory.stat'), ['anon', 'shmem'] as const);
   const pressureText = readOptional(dir, 'memory.pressure'); // absent on a kernel without PSI
   const pressure = pressureText === undefined ? undefined : parsePressure(pressureText, path.join(dir, 'memory.pressure'));

@@ -8,11 +8,11 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CgroupGoneError } from '../cgroup/read';
+import { CgroupGoneError, readCurrentBytes } from '../cgroup/read';
 import type { DetectorConfig } from '../config/schema';
 import { type NativeError, PsiTrigger, type PsiTriggerSpec } from '../native';
 import { BASELINE_SPAN_MS, type MemberSample, SNAPSHOT_EVERY_MS, type SliceLimits, type SliceSample, type SliceState, type SliceVerdict, initialSliceState, membersPressureNeeded, noteMembers, stepSlice } from './detector';
-import { readMembers, readSliceCurrent, readSliceSample } from './read';
+import { readMembers, readSliceSample } from './read';
 
 export interface SliceFeedHost {
   config: DetectorConfig;
@@ -132,7 +132,7 @@ export class SliceFeed {
   observe(): void {
     if (this.stopped || this.state.episode || this.sampling) return;
     try {
-      const total = (this.host.readCurrent ?? readSliceCurrent)(this.dir);
+      const total = (this.host.readCurrent ?? readCurrentBytes)(this.dir);
       const newest = this.state.history[this.state.history.length - 1];
       const now = this.host.now();
       const moved = this.notedTotal === undefined || Math.abs(total - this.notedTotal) >= SNAPSHOT_STEP_SHARE * this.host.limits.culpritMinGrowthBytes;

@@ -4,8 +4,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseFlatKeyed, parseLimit, parsePressure, parseRequiredKeys, parseSingle } from '../cgroup/parse';
-import { CgroupGoneError, readCgroupFile, readOptional } from '../cgroup/read';
+import { parseFlatKeyed, parseLimit, parsePressure, parseRequiredKeys } from '../cgroup/parse';
+import { CgroupGoneError, readCgroupFile, readCurrentBytes, readOptional } from '../cgroup/read';
 import { readMeminfo } from '../proc/meminfo';
 import type { MemberSample, SliceSample } from './detector';
 
@@ -15,7 +15,7 @@ const MEMBER_DEPTH = 3;
 /** A member's figures (its pressure too unless `sizesOnly`); undefined when it vanished between the listing and the read. */
 function readMember(dir: string, rel: string, sizesOnly: boolean): MemberSample | undefined {
   try {
-    const current = parseSingle(readCgroupFile(dir, 'memory.current'), `${dir}/memory.current`);
+    const current = readCurrentBytes(dir);
     const pressure = sizesOnly ? undefined : readOptional(dir, 'memory.pressure');
     const fullUs = pressure === undefined ? 0 : (parsePressure(pressure, `${dir}/memory.pressure`).full?.totalUs ?? 0);
     return { path: rel, currentBytes: current, fullUs };
@@ -55,11 +55,6 @@ export function readMembers(sliceDir: string, sizesOnly = false): MemberSample[]
   return out;
 }
 
-/** The slice's memory.current alone (the snapshot tick's one read). Throws CgroupGoneError when gone. */
-export function readSliceCurrent(sliceDir: string): number {
-  return parseSingle(readCgroupFile(sliceDir, 'memory.current'), `${sliceDir}/memory.current`);
-}
-
 /**
  * One sample of the slice at `sliceDir`. Throws CgroupGoneError when the slice is gone.
  * `membersPressure` decides, from the slice's own figures, whether the members' memory.pressure
@@ -72,7 +67,7 @@ export function readSliceSample(sliceDir: string, atMs: number, membersPressure?
   const mem = readMeminfo();
   const own: Omit<SliceSample, 'members'> = {
     atMs,
-    currentBytes: parseSingle(f('memory.current'), path.join(sliceDir, 'memory.current')),
+    currentBytes: readCurrentBytes(sliceDir),
     highBytes: parseLimit(f('memory.high'), path.join(sliceDir, 'memory.high')),
     maxBytes: parseLimit(f('memory.max'), path.join(sliceDir, 'memory.max')),
     anonBytes: stat.anon,

@@ -5,7 +5,8 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
-const { readMembers, readSliceCurrent } = require('../../../dist/slice/read.js');
+const { readMembers } = require('../../../dist/slice/read.js');
+const { readCurrentBytes } = require('../../../dist/cgroup/read.js');
 
 const slice = path.resolve(__dirname, '../../fixtures/cgroup/sessions.slice');
 
@@ -19,10 +20,10 @@ test('readMembers: every member with its memory.current and its full-stall total
   assert.ok(sizes.every((m) => m.fullUs === 0), 'no pressure read');
 });
 
-test('readSliceCurrent: a cgroup\'s own memory.current; a vanished slice is a CgroupGoneError', () => {
+test('readCurrentBytes (the slice\'s snapshot tick): a cgroup\'s own memory.current; a vanished slice is a CgroupGoneError', () => {
   const { CgroupGoneError } = require('../../../dist/cgroup/read.js');
-  assert.equal(readSliceCurrent(path.join(slice, 'wedged.scope')), 69033984);
-  assert.throws(() => readSliceCurrent(path.join(slice, 'gone.slice')), CgroupGoneError);
+  assert.equal(readCurrentBytes(path.join(slice, 'wedged.scope')), 69033984);
+  assert.throws(() => readCurrentBytes(path.join(slice, 'gone.slice')), CgroupGoneError);
 });
 
 test("readSliceSample: the gate sees the slice's own figures and decides whether the members' pressure is read", () => {
