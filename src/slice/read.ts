@@ -55,6 +55,31 @@ export function readMembers(sliceDir: string, sizesOnly = false): MemberSample[]
   return out;
 }
 
+/**
+ * Every cgroup below `sliceDir` as readMembers names them, without reading their files: the
+ * listing a steady slice's note is checked against (detector.ts, redateNote).
+ */
+export function listMembers(sliceDir: string): string[] {
+  const out: string[] = [];
+  const root = sliceDir.endsWith('/') ? sliceDir.slice(0, -1) : sliceDir;
+  const walk = (rel: string, depth: number): void => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(rel === '' ? root : `${root}/${rel}`, { withFileTypes: true });
+    } catch {
+      return; // gone meanwhile
+    }
+    for (const e of entries) {
+      if (!e.isDirectory()) continue;
+      const child = rel === '' ? e.name : `${rel}/${e.name}`;
+      out.push(child);
+      if (e.name.endsWith('.slice') && depth < MEMBER_DEPTH) walk(child, depth + 1);
+    }
+  };
+  walk('', 1);
+  return out;
+}
+
 /** The slice's memory.current alone (the snapshot tick's one read). Throws CgroupGoneError when gone. */
 export function readSliceCurrent(sliceDir: string): number {
   return parseSingle(readCgroupFile(sliceDir, 'memory.current'), `${sliceDir}/memory.current`);
