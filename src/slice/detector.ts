@@ -75,6 +75,8 @@ export interface SliceEpisode {
 export interface MembersSnapshot {
   atMs: number;
   members: Record<string, number>;
+  /** When these sizes were read, when earlier than atMs (a note re-dated by redateNote). */
+  readAtMs?: number;
 }
 
 export interface SliceState {
@@ -123,6 +125,37 @@ export function noteMembers(s: SliceState, atMs: number, members: ReadonlyArray<
   if (newest && atMs - newest.atMs < SNAPSHOT_EVERY_MS && atMs >= newest.atMs) return s;
   const history = s.history.filter((h) => atMs - h.atMs <= BASELINE_SPAN_MS && h.atMs < atMs);
   history.push({ atMs, members: snapshot({ members: members as MemberSample[] }) });
+  return { ...s, history };
+}
+
+/**
+ * A steady slice's note is re-dated rather than read again at most this long after its sizes
+ * were read: ten times the 30 s of a steady re-read, so an idle slice of a thousand members reads
+ * them every 5 minutes, not twice a minute (issue 15: the member walk was half of an idle sbd's
+ * CPU at 1,000 sessions); sizes at most this old, in a slice whose total and members have not
+ * changed meanwhile.
+ */
+export const REDATE_UP_TO_MS = 300_000;
+
+/**
+ * The newest note re-dated to `atMs` (pure), for a steady slice: its members are still the ones
+ * the note lists (`paths`, listed without reading them), and the note's sizes were read less
+ * than REDATE_UP_TO_MS ago. Undefined when a read is needed: no note, another set of members
+ * (one came or went: its growth or its leaving would be missed), the sizes too old, or during an
+ * episode (no notes then). The caller re-dates only while the slice's total stayed within a
+ * quarter of the culprit's minimum growth of the note's: a member then moved more only if another
+ * moved the other way as much, which is what a read every 30 s would see and this does not.
+ */
+export function redateNote(s: SliceState, atMs: number, paths: readonly string[]): SliceState | undefined {
+  if (s.episode || s.hotWindows > 0) return undefined;
+  const newest = s.history[s.history.length - 1];
+  if (!newest || atMs < newest.atMs) return undefined;
+  const readAtMs = newest.readAtMs ?? newest.atMs;
+  if (atMs - readAtMs >= REDATE_UP_TO_MS) return undefined;
+  const noted = Object.keys(newest.members);
+  if (noted.length !== paths.length || paths.some((p) => !(p in newest.members))) return undefined;
+  const history = s.history.filter((h) => atMs - h.atMs <= BASELINE_SPAN_MS && h.atMs < atMs);
+  history.push({ atMs, members: newest.members, readAtMs });
   return { ...s, history };
 }
 

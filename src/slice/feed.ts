@@ -11,8 +11,8 @@ import * as path from 'node:path';
 import { CgroupGoneError, readCurrentBytes } from '../cgroup/read';
 import type { DetectorConfig } from '../config/schema';
 import { type NativeError, PsiTrigger, type PsiTriggerSpec } from '../native';
-import { BASELINE_SPAN_MS, type MemberSample, SNAPSHOT_EVERY_MS, type SliceLimits, type SliceSample, type SliceState, type SliceVerdict, initialSliceState, membersPressureNeeded, noteMembers, stepSlice } from './detector';
-import { readMembers, readSliceSample } from './read';
+import { BASELINE_SPAN_MS, type MemberSample, SNAPSHOT_EVERY_MS, type SliceLimits, type SliceSample, type SliceState, type SliceVerdict, initialSliceState, membersPressureNeeded, noteMembers, redateNote, stepSlice } from './detector';
+import { listMembers, readMembers, readSliceSample } from './read';
 
 export interface SliceFeedHost {
   config: DetectorConfig;
@@ -28,6 +28,8 @@ export interface SliceFeedHost {
   /** Reads a sample (tests pass their own). */
   read?: (dir: string, atMs: number) => SliceSample;
   readMembers?: (dir: string) => MemberSample[];
+  /** Lists the members without reading them (tests pass their own). */
+  listMembers?: (dir: string) => string[];
   /** Reads the slice's memory.current (tests pass their own). */
   readCurrent?: (dir: string) => number;
 }
@@ -127,7 +129,8 @@ export class SliceFeed {
   /**
    * Note the members' sizes when due (its own tick, asleep): the culprit's baseline, should a
    * stall come. Due when the slice moved SNAPSHOT_STEP_SHARE of the minimum growth since the last
-   * note, or that note is STEADY_SNAPSHOT_MS old; awake, the windows' samples note them.
+   * note, or that note is STEADY_SNAPSHOT_MS old; awake, the windows' samples note them. A steady
+   * slice whose members are the same re-dates its last note instead (redateNote).
    */
   observe(): void {
     if (this.stopped || this.state.episode || this.sampling) return;
@@ -137,6 +140,12 @@ export class SliceFeed {
       const now = this.host.now();
       const moved = this.notedTotal === undefined || Math.abs(total - this.notedTotal) >= SNAPSHOT_STEP_SHARE * this.host.limits.culpritMinGrowthBytes;
       if (newest && (now - newest.atMs < SNAPSHOT_EVERY_MS || (!moved && now - newest.atMs < STEADY_SNAPSHOT_MS))) return;
+      // steady, and the same members: the last note's sizes stand (a listing, not a read of each)
+      const redated = moved ? undefined : redateNote(this.state, now, (this.host.listMembers ?? listMembers)(this.dir));
+      if (redated) {
+        this.state = redated;
+        return;
+      }
       const state = noteMembers(this.state, now, (this.host.readMembers ?? ((dir) => readMembers(dir, true)))(this.dir));
       if (state !== this.state) this.notedTotal = total;
       this.state = state;

@@ -33,7 +33,22 @@ function readMember(dir: string, rel: string, sizesOnly: boolean): MemberSample 
  * much as a third of the reads.
  */
 export function readMembers(sliceDir: string, sizesOnly = false): MemberSample[] {
+  const root = sliceDir.endsWith('/') ? sliceDir.slice(0, -1) : sliceDir;
   const out: MemberSample[] = [];
+  for (const rel of listMembers(root)) {
+    const m = readMember(`${root}/${rel}`, rel, sizesOnly);
+    if (m) out.push(m); // undefined: gone between the listing and the read
+  }
+  return out;
+}
+
+/**
+ * Every cgroup below `sliceDir` (nested slices' units too, to MEMBER_DEPTH), as paths relative to
+ * it, without reading their files: what readMembers reads, and the listing a steady slice's note
+ * is checked against (detector.ts, redateNote).
+ */
+export function listMembers(sliceDir: string): string[] {
+  const out: string[] = [];
   const root = sliceDir.endsWith('/') ? sliceDir.slice(0, -1) : sliceDir;
   const walk = (rel: string, depth: number): void => {
     let entries: fs.Dirent[];
@@ -45,9 +60,7 @@ export function readMembers(sliceDir: string, sizesOnly = false): MemberSample[]
     for (const e of entries) {
       if (!e.isDirectory()) continue;
       const child = rel === '' ? e.name : `${rel}/${e.name}`;
-      const m = readMember(`${root}/${child}`, child, sizesOnly);
-      if (!m) continue;
-      out.push(m);
+      out.push(child);
       if (e.name.endsWith('.slice') && depth < MEMBER_DEPTH) walk(child, depth + 1);
     }
   };

@@ -5,7 +5,7 @@
 // is nearly out of memory. Replayed on the recorded neighbour trace too.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { stepSlice, initialSliceState, resetSliceEpisode, noteMembers, BASELINE_SPAN_MS } = require('../../../dist/slice/detector.js');
+const { stepSlice, initialSliceState, resetSliceEpisode, noteMembers, redateNote, BASELINE_SPAN_MS, REDATE_UP_TO_MS } = require('../../../dist/slice/detector.js');
 const { chooseCulprit } = require('../../../dist/slice/culprit.js');
 const { parseConfig } = require('../../../dist/config/load.js');
 const { loadTrace } = require('../../support/traces.js');
@@ -186,6 +186,32 @@ test('the baseline reaches back before the stall: a greedy member that filled th
   // older than the span: forgotten
   const later = noteMembers(st.episode ? resetSliceEpisode(st) : st, 20_000 + BASELINE_SPAN_MS + 10_000, []);
   assert.ok(later.history.every((h) => h.atMs > 20_000));
+});
+
+test('redateNote: a steady slice\'s note stands for now while the same members are listed and its read is under REDATE_UP_TO_MS old; a stall after hours of calm still finds the baseline', () => {
+  let st = noteMembers(initialSliceState(), 0, [{ path: 'innocent.scope', currentBytes: 180 * MiB }, { path: 'greedy.scope', currentBytes: 5 * MiB }]);
+  assert.equal(redateNote(initialSliceState(), 30_000, []), undefined, 'no note: read');
+  assert.equal(redateNote(st, 30_000, ['innocent.scope']), undefined, 'a member went: read');
+  assert.equal(redateNote(st, 30_000, ['innocent.scope', 'greedy.scope', 'new.scope']), undefined, 'a member came: read');
+  assert.equal(redateNote(st, 30_000, ['innocent.scope', 'other.scope']), undefined, 'another member: read');
+  assert.equal(redateNote(st, REDATE_UP_TO_MS, ['greedy.scope', 'innocent.scope']), undefined, 'the sizes read REDATE_UP_TO_MS ago: read');
+  for (let t = 30_000; t < REDATE_UP_TO_MS; t += 30_000) st = /** @type {any} */ (redateNote(st, t, ['greedy.scope', 'innocent.scope']));
+  assert.deepEqual(st.history.map((h) => [h.atMs, h.readAtMs]), [[210_000, 0], [240_000, 0], [270_000, 0]], 'the notes within the span (60 s), each saying when its sizes were read');
+  assert.equal(redateNote(st, REDATE_UP_TO_MS + 1_000, ['greedy.scope', 'innocent.scope']), undefined, 're-dated or not, the read is what ages');
+  assert.equal(redateNote({ ...st, hotWindows: 1 }, 280_000, ['greedy.scope', 'innocent.scope']), undefined, 'no note while hot');
+  // the greedy one fills the brake within seconds of the last re-dated note: it is the culprit
+  const at = (t, greedy, full) => ({ atMs: t, currentBytes: 180 * MiB + greedy, highBytes: 320 * MiB, maxBytes: Infinity, anonBytes: 180 * MiB + greedy, shmemBytes: 0,
+    highEvents: t, maxEvents: 0, memAvailableBytes: 8 * GiB, memTotalBytes: 16 * GiB,
+    members: [{ path: 'innocent.scope', currentBytes: 180 * MiB, fullUs: full }, { path: 'greedy.scope', currentBytes: greedy, fullUs: full }] });
+  const vs = [];
+  for (const x of [at(280_000, 139 * MiB, 0), at(282_000, 140 * MiB, 1_800_000), at(284_000, 140 * MiB, 3_600_000)]) {
+    const [next, v] = stepSlice(st, x, cfg, limits);
+    st = next;
+    vs.push(v);
+  }
+  assert.equal(vs[2].event, 'standing-still');
+  assert.deepEqual(vs[2].episode.membersAtStart, { 'innocent.scope': 180 * MiB, 'greedy.scope': 5 * MiB });
+  assert.equal(chooseCulprit(at(284_000, 140 * MiB, 0).members, vs[2].episode.membersAtStart, 320 * MiB, 64 * MiB).culprit?.path, 'greedy.scope');
 });
 
 test('the baseline is the latest snapshot with room under the limit: an innocent that started a little earlier and settled is not "growing"', () => {

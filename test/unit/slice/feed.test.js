@@ -15,7 +15,7 @@ const GiB = 2 ** 30;
 
 function setup({ short = false } = {}) {
   const clock = { t: 0 };
-  const fig = { full: 0, highEvents: 0, current: 320 * MiB };
+  const fig = { full: 0, highEvents: 0, current: 320 * MiB, members: ['a.scope'] };
   const verdicts = [];
   const trigger = { spec: undefined, fire: () => {}, gone: () => {}, closed: false };
   const feed = new SliceFeed('nbr.slice', '/fake/nbr.slice', {
@@ -34,7 +34,8 @@ function setup({ short = false } = {}) {
     },
     read: (_dir, atMs) => ({ atMs, currentBytes: 320 * MiB, highBytes: 320 * MiB, maxBytes: Infinity, anonBytes: 320 * MiB, shmemBytes: 0, highEvents: fig.highEvents, maxEvents: 0,
       memAvailableBytes: 4 * GiB, memTotalBytes: 8 * GiB, members: [{ path: 'a.scope', currentBytes: 320 * MiB, fullUs: fig.full }] }),
-    readMembers: () => [{ path: 'a.scope', currentBytes: 320 * MiB, fullUs: 0 }],
+    readMembers: () => fig.members.map((p) => ({ path: p, currentBytes: 320 * MiB, fullUs: 0 })),
+    listMembers: () => fig.members,
     readCurrent: () => fig.current,
   });
   return { feed, clock, fig, verdicts, trigger };
@@ -78,7 +79,7 @@ test('the slice removed: the trigger says gone, the feed ends', () => {
   assert.equal(t.trigger.closed, true);
 });
 
-test('observe notes the members when the slice moved a quarter of the minimum growth, or after 30 s steady; never during an episode', () => {
+test('observe notes the members when the slice moved a quarter of the minimum growth, or after 30 s steady (re-dated, not read, while the same members and the read under 5 minutes old); never during an episode', () => {
   const t = setup();
   let reads = 0;
   const read = t.feed['host'].readMembers;
@@ -100,11 +101,21 @@ test('observe notes the members when the slice moved a quarter of the minimum gr
   assert.equal(reads, 2, 'steady 29 s: not noted');
   t.clock.t = 5500 + 30_000;
   t.feed.observe();
-  assert.equal(reads, 3, 'steady 30 s: noted again, so that a stall after a long calm finds a baseline within the minute');
-  t.feed.setState({ ...t.feed.state, episode: /** @type {any} */ ({ startedAtMs: 0 }) });
-  t.clock.t = 90_000; t.fig.current = 0;
+  assert.equal(reads, 2, 'steady 30 s, the same members: the note re-dated, not read');
+  assert.equal(t.feed.state.history.at(-1).atMs, 5500 + 30_000, 'so that a stall after a long calm finds a baseline within the minute');
+  t.clock.t = 5500 + 60_000; t.fig.members = ['a.scope', 'b.scope'];
   t.feed.observe();
-  assert.equal(reads, 3, 'no note during an episode');
+  assert.equal(reads, 3, 'steady 30 s more, but a member came: read');
+  for (let k = 1; k <= 10; k++) {
+    t.clock.t = 5500 + 60_000 + k * 30_000;
+    t.feed.observe();
+  }
+  assert.equal(reads, 4, 'steady with the same members: re-dated for 5 minutes after the read, then read again');
+  assert.equal(t.feed.state.history.at(-1).atMs, 5500 + 60_000 + 300_000);
+  t.feed.setState({ ...t.feed.state, episode: /** @type {any} */ ({ startedAtMs: 0 }) });
+  t.clock.t = 500_000; t.fig.current = 0;
+  t.feed.observe();
+  assert.equal(reads, 4, 'no note during an episode');
   t.feed.stop();
 });
 

@@ -5,7 +5,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
-const { readMembers } = require('../../../dist/slice/read.js');
+const { listMembers, readMembers } = require('../../../dist/slice/read.js');
 const { readCurrentBytes } = require('../../../dist/cgroup/read.js');
 
 const slice = path.resolve(__dirname, '../../fixtures/cgroup/sessions.slice');
@@ -18,6 +18,12 @@ test('readMembers: every member with its memory.current and its full-stall total
   assert.deepEqual(sizes.map((m) => m.path), full.map((m) => m.path), 'the same members');
   assert.deepEqual(sizes.map((m) => m.currentBytes), full.map((m) => m.currentBytes), 'the same sizes');
   assert.ok(sizes.every((m) => m.fullUs === 0), 'no pressure read');
+});
+
+test('listMembers: the members readMembers reads, by the same names, without reading them', () => {
+  assert.deepEqual(listMembers(slice), readMembers(slice, true).map((m) => m.path));
+  assert.deepEqual(listMembers(`${slice}/`), listMembers(slice), 'a trailing slash names the same members');
+  assert.deepEqual(listMembers(path.join(slice, 'gone.slice')), [], 'a vanished slice has none');
 });
 
 test('readCurrentBytes (the slice\'s snapshot tick): a cgroup\'s own memory.current; a vanished slice is a CgroupGoneError', () => {
