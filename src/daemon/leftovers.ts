@@ -7,10 +7,10 @@
 import { mergeTargets, reap } from '../actions/reap';
 import type { Config } from '../config/schema';
 import { Pidfd } from '../native';
-import { markedWith } from '../proc/scan';
 import { readCgroupProcesses, readProcess } from '../proc/table';
 import type { Session } from '../sessions/registry';
 import type { Incidents } from './incidents';
+import { MarkerScans } from './marker-scans';
 
 interface Watched {
   agent: Pidfd | undefined;
@@ -25,6 +25,8 @@ export class LeftoverReaper {
     /** Its procs-reaped incident is also the one log line that lists what was stopped. */
     private readonly incidents: Incidents,
     private readonly onError: (s: Session, err: unknown) => void,
+    /** Sessions ending together share one pass over /proc (tests pass their own). */
+    private readonly scans = new MarkerScans(),
   ) {}
 
   /** Follow the session's agent; reap when it exits (at once, when it has exited already). */
@@ -65,7 +67,8 @@ export class LeftoverReaper {
     if (!w || w.reaped) return;
     w.reaped = true;
     const exclude = new Set(s.agentPid === undefined ? [] : [s.agentPid]);
-    const targets = mergeTargets([scopeGone ? [] : readCgroupProcesses(s.cgroupDir), markedWith(s.id)], exclude);
+    const marked = await this.scans.find(s.id);
+    const targets = mergeTargets([scopeGone ? [] : readCgroupProcesses(s.cgroupDir), marked], exclude);
     if (targets.length === 0) return;
     const base = { unit: s.unit, session: s.id, observeOnly: this.config.observeOnly };
     if (!this.config.reap.enabled || !s.reap || this.config.observeOnly) {

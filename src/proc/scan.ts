@@ -37,18 +37,40 @@ export function markerOf(pid: number, procRoot = '/proc'): string | undefined {
 /** The variable that marks a process as a monitor's (its unit's fate is the monitor manager's). */
 export const MONITOR_MARKER = 'SESSIONBRAKE_MONITOR';
 
-/** This user's processes whose marker is `id`, except those of the session's monitors: a
- * monitor's unit ends with the session unless detached (monitor/manager.ts), not by the reaper. */
-export function markedWith(id: string, procRoot = '/proc'): ProcInfo[] {
-  return ownProcesses(procRoot).filter((p) => {
+/**
+ * This user's processes marked with one of `ids`, by id, except those of the sessions' monitors:
+ * a monitor's unit ends with the session unless detached (monitor/manager.ts), not by the reaper.
+ * One pass over /proc whatever the number of ids: each process's environ is read once (another
+ * user's fails at once: not ours to read), and only a marked one's stat, status and cmdline. Two
+ * hundred sessions ending together scanned /proc two hundred times, reading four files of every
+ * process each time, and starved sbd's watchdog (issue 15, item 5).
+ */
+export function markedWithAny(ids: ReadonlySet<string>, procRoot = '/proc'): Map<string, ProcInfo[]> {
+  const found = new Map<string, ProcInfo[]>();
+  if (ids.size === 0) return found;
+  const uid = process.getuid?.();
+  for (const name of fs.readdirSync(procRoot)) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
     let environ: Buffer;
     try {
-      environ = fs.readFileSync(path.join(procRoot, String(p.pid), 'environ'));
+      environ = fs.readFileSync(`${procRoot}/${name}/environ`);
     } catch {
-      return false;
+      continue; // exited, or not ours
     }
-    return environValue(environ, MARKER) === id && environValue(environ, MONITOR_MARKER) === undefined;
-  });
+    const id = environValue(environ, MARKER);
+    if (id === undefined || !ids.has(id) || environValue(environ, MONITOR_MARKER) !== undefined) continue;
+    const p = readProcess(Number(name), procRoot);
+    if (!p || p.uid !== uid) continue;
+    const list = found.get(id);
+    if (list) list.push(p);
+    else found.set(id, [p]);
+  }
+  return found;
+}
+
+/** This user's processes whose marker is `id`, except those of the session's monitors (markedWithAny). */
+export function markedWith(id: string, procRoot = '/proc'): ProcInfo[] {
+  return markedWithAny(new Set([id]), procRoot).get(id) ?? [];
 }
 
 /** True when `p` is `root` or below it (both absolute and normalised). */
