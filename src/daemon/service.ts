@@ -29,11 +29,12 @@ import { SliceArbiter } from './slice-arbiter';
 import { NotifyCommand } from './notify-command';
 import type { Logger } from './log';
 import { notify, startWatchdog } from './notify';
-import { OomKillWatch } from '../oom/watch';
+import { OOM_CHECK_EVERY_MS, OomKillWatch } from '../oom/watch';
 import { incidentJournal } from '../journal/incident-journal';
 import { type SavedSession, type SavedState, defaultStatePath, loadState, saveState } from './state-file';
 import { StateWriter } from './state-writer';
 import { monotonicMs } from '../util/clock';
+import { KeyedThrottle } from '../util/keyed-throttle';
 import { currentOf } from '../actions/machine';
 import { sessionVerdictFigures, sliceEpisodeScope } from '../metrics/from-verdict';
 import type { SbdView, SessionState } from '../metrics/registry';
@@ -111,6 +112,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const reaper = new LeftoverReaper(config, incidents, (s, err) => log.warn({ unit: s.unit, err }, 'reaping leftovers failed'));
   const freeze = new FreezeWatch(config, incidents, () => registry.values());
   const oomKills = new OomKillWatch({ tell: (i) => incidents.tell(i), observeOnly: config.observeOnly });
+  const oomChecks = new KeyedThrottle(OOM_CHECK_EVERY_MS);
   const feeds = new Map<string, SessionFeed>();
   const statusFigures = new StatusFigures({ read: readSessionFigures, now: monotonicMs, turn: () => new Promise((resolve) => setImmediate(resolve)) });
   /** Each session's last verdict state, to tell the metrics when it moved. */
@@ -142,7 +144,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     if (kind !== 'modified') return;
     // Its own brake fired: a hint to take windows (the trigger may not have fired yet).
     if (file.endsWith('memory.events.local')) feeds.get(s.unit)?.hint('own brake fired');
-    if (file.endsWith('memory.events.local')) oomKills.check(s); // or the kernel's OOM killer struck
+    if (file.endsWith('memory.events.local')) oomChecks.run(s.unit, () => oomKills.check(s)); // or the kernel's OOM killer struck
   });
   watch.unref();
   // The agents' background work (issue 13): monitors, on the same watch and unit events.
@@ -244,6 +246,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     statusFigures.forget(s.unit);
     reaper.forget(s);
     oomKills.forget(s.unit);
+    oomChecks.forget(s.unit);
     incidents.forget(s.unit);
     save(s.unit, undefined);
     slices.unwatch(s);

@@ -4,9 +4,9 @@
 // fault 9: there were three, and each took a relative $XDG_* value as a path).
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { defaultConfigPath } = require('../../dist/config/load.js');
-const { defaultStatePath } = require('../../dist/daemon/state-file.js');
-const { userUnitDir } = require('../../dist/cli/install.js');
+const { defaultConfigPath } = require('../../../dist/config/load.js');
+const { defaultStatePath } = require('../../../dist/daemon/state-file.js');
+const { userUnitDir } = require('../../../dist/cli/install.js');
 
 const home = { HOME: '/home/ann' };
 
