@@ -10,7 +10,7 @@ import type { SliceRow } from '../sessions/status';
 import type { SliceLimits, SliceSample, SliceVerdict } from '../slice/detector';
 import { SliceFeed } from '../slice/feed';
 import { MachineWatch } from '../slice/machine-watch';
-import { readSliceSample } from '../slice/read';
+import { type MemberFigures, readSliceSample } from '../slice/read';
 import { sliceRow } from '../slice/status';
 import type { SessionFeed } from '../stall/feed';
 import type { UserManager } from '../systemd/types';
@@ -37,8 +37,17 @@ export interface SliceArbiterDeps {
   observeVerdict?(verdict: SliceVerdict, sample: SliceSample): void;
 }
 
+/**
+ * A session feed's sample stands for a slice member's figures when at most this share of a
+ * window (detector.windowS) old: the member's two ends of a slice window are then never the same
+ * sample, and its share is taken over a span of about a window (classifySliceWindow).
+ */
+export const MEMBER_FIGURES_FRESH_SHARE = 0.5;
+
 export class SliceArbiter {
   private readonly feeds = new Map<string, SliceFeed>();
+  /** Each session's unit by its cgroup directory: a slice member's session feed (memberFigures). */
+  private readonly unitByDir = new Map<string, string>();
   private readonly byFile = new Map<string, SliceFeed>();
   private readonly controller: SliceController;
   private readonly machine: MachineWatch;
@@ -75,7 +84,9 @@ export class SliceArbiter {
 
   /** A session was added: its slice is watched from now on. */
   watch(s: Session): void {
-    if (!this.deps.config.arbitration.enabled || this.feeds.has(s.slice)) return;
+    if (!this.deps.config.arbitration.enabled) return;
+    this.unitByDir.set(s.cgroupDir, s.unit);
+    if (this.feeds.has(s.slice)) return;
     const { log } = this.deps;
     const feed = new SliceFeed(s.slice, path.dirname(s.cgroupDir), {
       config: this.deps.config.detector,
@@ -88,6 +99,7 @@ export class SliceArbiter {
       onGone: () => this.drop(s.slice),
       log: (msg, fields) => log.debug(fields, msg),
       now: monotonicMs,
+      memberFigures: (dir) => this.memberFigures(dir),
       machineShort: () => this.machine.last !== undefined && this.machine.last.level !== 'ok',
     });
     this.feeds.set(s.slice, feed);
@@ -104,7 +116,17 @@ export class SliceArbiter {
 
   /** A session was removed: its slice is let go once it has no session left. */
   unwatch(s: Session): void {
+    if (this.unitByDir.get(s.cgroupDir) === s.unit) this.unitByDir.delete(s.cgroupDir);
     if (this.deps.countInSlice(s.slice) === 0) this.drop(s.slice);
+  }
+
+  /**
+   * A member's figures from its session feed's last sample, when that is no older than
+   * MEMBER_FIGURES_FRESH_SHARE of a window; else undefined, and the slice reads its files.
+   */
+  private memberFigures(dir: string): ReturnType<MemberFigures> {
+    const unit = this.unitByDir.get(dir);
+    return unit === undefined ? undefined : this.deps.feedOf(unit)?.recentFigures(monotonicMs(), MEMBER_FIGURES_FRESH_SHARE * this.deps.config.detector.windowS * 1000);
   }
 
   private drop(slice: string): void {

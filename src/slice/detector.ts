@@ -16,6 +16,9 @@ export interface MemberSample {
   currentBytes: number;
   /** memory.pressure `full total` (µs). */
   fullUs: number;
+  /** When these figures were read, when not at the slice sample's instant: taken from the
+   * member's own session feed, whose last sample was fresh (slice/read.ts MemberFigures). */
+  atMs?: number;
 }
 
 export interface SliceSample {
@@ -216,15 +219,17 @@ export function membersPressureNeeded(last: SliceSample | undefined, own: Omit<S
 /** Classify the window from `a` to `b` (pure). */
 export function classifySliceWindow(a: SliceSample, b: SliceSample, cfg: DetectorConfig, l: SliceLimits): SliceWindow {
   const windowMs = b.atMs - a.atMs;
-  const before = new Map(a.members.map((m) => [m.path, m.fullUs]));
+  const before = new Map(a.members.map((m) => [m.path, m]));
   // The members' stall is known only when their pressure was read at both ends.
   const pressureRead = a.membersPressure !== false && b.membersPressure !== false;
   let share = 0;
   let stalledMember: string | undefined;
   for (const m of pressureRead ? b.members : []) {
     const was = before.get(m.path);
-    if (was === undefined || m.fullUs < was || windowMs <= 0) continue; // new member, or a new cgroup behind its name
-    const s = (m.fullUs - was) / (windowMs * 1000);
+    // each member over its own span: its figures may come from its session feed's last sample
+    const spanMs = (m.atMs ?? b.atMs) - (was?.atMs ?? a.atMs);
+    if (was === undefined || m.fullUs < was.fullUs || spanMs <= 0) continue; // new member, a new cgroup behind its name, or no time between its readings
+    const s = (m.fullUs - was.fullUs) / (spanMs * 1000);
     if (s > share) [share, stalledMember] = [s, m.path];
   }
   const anonShare = b.currentBytes > 0 ? Math.min(1, (b.anonBytes + b.shmemBytes) / b.currentBytes) : 0;

@@ -12,7 +12,7 @@ import { CgroupGoneError, readCurrentBytes } from '../cgroup/read';
 import type { DetectorConfig } from '../config/schema';
 import { type NativeError, PsiTrigger, type PsiTriggerSpec } from '../native';
 import { BASELINE_SPAN_MS, type MemberSample, SNAPSHOT_EVERY_MS, type SliceLimits, type SliceSample, type SliceState, type SliceVerdict, initialSliceState, membersPressureNeeded, noteMembers, redateNote, stepSlice } from './detector';
-import { listMembers, readMembers, readSliceSample } from './read';
+import { type MemberFigures, listMembers, readMembers, readSliceSample } from './read';
 
 export interface SliceFeedHost {
   config: DetectorConfig;
@@ -25,6 +25,8 @@ export interface SliceFeedHost {
   /** The machine is short of memory: keep taking windows even when the slice looks clear. */
   machineShort(): boolean;
   armTrigger?: (file: string, spec: PsiTriggerSpec, onEvent: (kind: 'fired' | 'gone') => void) => Pick<PsiTrigger, 'close' | 'unref'>;
+  /** Members' figures known already (their session feeds' fresh samples), not read again. */
+  memberFigures?: MemberFigures;
   /** Reads a sample (tests pass their own). */
   read?: (dir: string, atMs: number) => SliceSample;
   readMembers?: (dir: string) => MemberSample[];
@@ -110,7 +112,7 @@ export class SliceFeed {
       const last = this.state.last;
       sample = this.host.read
         ? this.host.read(this.dir, this.host.now())
-        : readSliceSample(this.dir, this.host.now(), (own) => membersPressureNeeded(last, own, this.host.config, this.host.limits));
+        : readSliceSample(this.dir, this.host.now(), (own) => membersPressureNeeded(last, own, this.host.config, this.host.limits), this.host.memberFigures);
     } catch (err) {
       if (err instanceof CgroupGoneError) {
         this.gone();

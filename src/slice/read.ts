@@ -12,8 +12,18 @@ import type { MemberSample, SliceSample } from './detector';
 /** Nested slices deeper than this are counted with their parent member (systemd nests by dashes, rarely deep). */
 const MEMBER_DEPTH = 3;
 
+/**
+ * A member's figures from elsewhere than its files, or undefined to read them: its session
+ * feed's last sample, when fresh (daemon/slice-arbiter.ts). In a storm every member's feed is
+ * awake and has just read the same two files the slice would read again (issue 15, item 5: the
+ * slice's member reads were a fifth of sbd's CPU).
+ */
+export type MemberFigures = (dir: string) => { atMs: number; currentBytes: number; fullUs: number } | undefined;
+
 /** A member's figures (its pressure too unless `sizesOnly`); undefined when it vanished between the listing and the read. */
-function readMember(dir: string, rel: string, sizesOnly: boolean): MemberSample | undefined {
+function readMember(dir: string, rel: string, sizesOnly: boolean, known?: MemberFigures): MemberSample | undefined {
+  const fromFeed = known?.(dir);
+  if (fromFeed) return { path: rel, currentBytes: fromFeed.currentBytes, fullUs: sizesOnly ? 0 : fromFeed.fullUs, atMs: fromFeed.atMs };
   try {
     const current = readCurrentBytes(dir);
     const pressure = sizesOnly ? undefined : readOptional(dir, 'memory.pressure');
@@ -30,13 +40,13 @@ function readMember(dir: string, rel: string, sizesOnly: boolean): MemberSample 
  * alone (fullUs 0), for the culprit's baseline, which needs nothing else: half the reads, on a
  * tick that reads every member of a slice of a thousand sessions. The paths are joined as they
  * are (the slice's directory and the names the kernel lists): path.join's normalising cost as
- * much as a third of the reads.
+ * much as a third of the reads. `known`: members whose figures are known already (MemberFigures).
  */
-export function readMembers(sliceDir: string, sizesOnly = false): MemberSample[] {
+export function readMembers(sliceDir: string, sizesOnly = false, known?: MemberFigures): MemberSample[] {
   const root = sliceDir.endsWith('/') ? sliceDir.slice(0, -1) : sliceDir;
   const out: MemberSample[] = [];
   for (const rel of listMembers(root)) {
-    const m = readMember(`${root}/${rel}`, rel, sizesOnly);
+    const m = readMember(`${root}/${rel}`, rel, sizesOnly, known);
     if (m) out.push(m); // undefined: gone between the listing and the read
   }
   return out;
@@ -71,9 +81,9 @@ export function listMembers(sliceDir: string): string[] {
 /**
  * One sample of the slice at `sliceDir`. Throws CgroupGoneError when the slice is gone.
  * `membersPressure` decides, from the slice's own figures, whether the members' memory.pressure
- * is read too (membersPressureNeeded); without it, always.
+ * is read too (membersPressureNeeded); without it, always. `known`: members' figures known already.
  */
-export function readSliceSample(sliceDir: string, atMs: number, membersPressure?: (own: Omit<SliceSample, 'members'>) => boolean): SliceSample {
+export function readSliceSample(sliceDir: string, atMs: number, membersPressure?: (own: Omit<SliceSample, 'members'>) => boolean, known?: MemberFigures): SliceSample {
   const f = (name: string): string => readCgroupFile(sliceDir, name);
   const stat = parseRequiredKeys(f('memory.stat'), path.join(sliceDir, 'memory.stat'), ['anon', 'shmem'] as const);
   const events = parseFlatKeyed(f('memory.events.local'), path.join(sliceDir, 'memory.events.local'));
@@ -92,5 +102,5 @@ export function readSliceSample(sliceDir: string, atMs: number, membersPressure?
     psi: fs.existsSync(path.join(sliceDir, 'memory.pressure')), // absent on a kernel without PSI
   };
   const withPressure = membersPressure === undefined || membersPressure(own);
-  return { ...own, members: readMembers(sliceDir, !withPressure), ...(withPressure ? {} : { membersPressure: false }) };
+  return { ...own, members: readMembers(sliceDir, !withPressure, known), ...(withPressure ? {} : { membersPressure: false }) };
 }

@@ -73,6 +73,8 @@ export class SessionFeed {
   private files: SampleReader | undefined;
   /** Opening them failed once (EMFILE): told once, then samples read by path. */
   private openFailedTold = false;
+  /** The last sample as read (recentFigures). */
+  private lastRaw: MemorySample | undefined;
 
   constructor(
     private readonly cgroupDir: string,
@@ -199,6 +201,7 @@ export class SessionFeed {
       this.lateMs = this.timer !== undefined && this.lastSampleAtMs !== undefined ? Math.max(0, atMs - this.lastSampleAtMs - this.timerMs) : 0;
       this.lastSampleAtMs = atMs;
       raw = this.files ? this.files.read(atMs) : readMemorySample(this.cgroupDir, atMs);
+      this.lastRaw = raw;
     } catch (err) {
       if (err instanceof CgroupGoneError) {
         this.gone();
@@ -222,6 +225,17 @@ export class SessionFeed {
     if (this.mode === 'psi' && verdict.window !== undefined && verdict.state === 'clear' && this.state.deadline === undefined && !firedInWindow) this.sleep();
     else if (this.sampling) this.schedule(); // a deadline began or ended: the cadence changed
     return verdict;
+  }
+
+  /**
+   * The last sample's size and full-stall total, when it was taken at most `maxAgeMs` before
+   * `nowMs` on the PSI measure: the slice's feed takes them instead of reading the same two files
+   * again (slice/read.ts MemberFigures).
+   */
+  recentFigures(nowMs: number, maxAgeMs: number): { atMs: number; currentBytes: number; fullUs: number } | undefined {
+    const r = this.lastRaw;
+    if (r === undefined || this.measure !== 'psi' || nowMs < r.atMs || nowMs - r.atMs > maxAgeMs) return undefined;
+    return { atMs: r.atMs, currentBytes: r.currentBytes, fullUs: r.pressureFullUs };
   }
 
   /** Replace the detector state (restored after a restart, reset after an action). */

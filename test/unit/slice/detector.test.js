@@ -272,3 +272,20 @@ test("a window without the members' pressure at its start is clear when nothing 
   // both ends read: judged as ever
   assert.equal(classifySliceWindow(sl.first(), { ...sl.next({ shareA: 0.9 }), memAvailableBytes: 0.9 * GiB }, cfg, limits).kind, 'hot');
 });
+
+test("a member's figures from its session feed: its share over its own span; the same sample at both ends says nothing", () => {
+  const { classifySliceWindow } = require('../../../dist/slice/detector.js');
+  const sl = slice();
+  const a = sl.first();
+  // the slice's window is 2 s (0 → 2000); a.scope's feed read it at 900 and 2,500 ms: 1.6 s apart
+  const b = sl.next({ highEvents: 1 });
+  const fromFeed = (m, atMs, fullUs) => ({ ...m, atMs, fullUs });
+  const at = (x, members) => ({ ...x, members });
+  const w = classifySliceWindow(at(a, [fromFeed(a.members[0], -900, 0), a.members[1]]), at(b, [fromFeed(b.members[0], 700, 0.4 * 1.6e6), b.members[1]]), cfg, limits);
+  assert.equal(w.stalledMember, 'a.scope');
+  assert.ok(Math.abs(w.share - 0.4) < 1e-9, `share over the member's 1.6 s, not the slice's 2 s (${w.share})`);
+  assert.equal(w.kind, 'hot');
+  const same = classifySliceWindow(at(a, [fromFeed(a.members[0], 700, 0), a.members[1]]), at(b, [fromFeed(b.members[0], 700, 5e6), b.members[1]]), cfg, limits);
+  assert.equal(same.share, 0, 'no time between its readings: no share');
+  assert.equal(same.kind, 'clear');
+});

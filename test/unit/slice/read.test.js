@@ -32,14 +32,20 @@ test('readCurrentBytes (the slice\'s snapshot tick): a cgroup\'s own memory.curr
   assert.throws(() => readCurrentBytes(path.join(slice, 'gone.slice')), CgroupGoneError);
 });
 
-test("readSliceSample: the gate sees the slice's own figures and decides whether the members' pressure is read", () => {
-  const { readSliceSample } = require('../../../dist/slice/read.js');
+/** A copy of the fixture slice with the slice's own files (the fixture has its members' only). */
+function sliceWithOwnFiles() {
   const fs = require('node:fs');
   const os = require('node:os');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-slice-'));
   fs.cpSync(slice, dir, { recursive: true });
   const own = { 'memory.stat': 'anon 69033984\nfile 0\nshmem 0\n', 'memory.events.local': 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n', 'memory.current': '69033984\n', 'memory.high': 'max\n', 'memory.max': 'max\n', 'memory.pressure': 'some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' };
   for (const [f, text] of Object.entries(own)) fs.writeFileSync(path.join(dir, f), text);
+  return dir;
+}
+
+test("readSliceSample: the gate sees the slice's own figures and decides whether the members' pressure is read", () => {
+  const { readSliceSample } = require('../../../dist/slice/read.js');
+  const dir = sliceWithOwnFiles();
   const seen = [];
   const without = readSliceSample(dir, 5, (own) => { seen.push(own); return false; });
   assert.equal(seen.length, 1);
@@ -51,4 +57,22 @@ test("readSliceSample: the gate sees the slice's own figures and decides whether
   assert.equal(withIt.membersPressure, undefined);
   assert.equal(withIt.members.find((m) => m.path === 'wedged.scope')?.fullUs, 7300751);
   assert.equal(readSliceSample(dir, 7).members.find((m) => m.path === 'wedged.scope')?.fullUs, 7300751, 'no gate: read');
+});
+
+test("readSliceSample: a member whose figures are known (its session feed's fresh sample) is not read; the rest are", () => {
+  const { readSliceSample } = require('../../../dist/slice/read.js');
+  const asked = [];
+  const known = (dir) => {
+    asked.push(path.basename(dir));
+    return dir.endsWith('/wedged.scope') ? { atMs: 3, currentBytes: 123, fullUs: 456 } : undefined;
+  };
+  const dir = sliceWithOwnFiles();
+  const s = readSliceSample(dir, 5, undefined, known);
+  const wedged = s.members.find((m) => m.path === 'wedged.scope');
+  assert.deepEqual(wedged, { path: 'wedged.scope', currentBytes: 123, fullUs: 456, atMs: 3 }, "the feed's figures, with their own instant");
+  const files = readMembers(slice);
+  for (const m of s.members.filter((x) => x.path !== 'wedged.scope')) assert.deepEqual(m, files.find((f) => f.path === m.path), `${m.path}: read from its files`);
+  assert.deepEqual(asked.sort(), listMembers(slice).map((m) => path.basename(m)).sort(), 'asked for every member');
+  const sizes = readMembers(slice, true, known).find((m) => m.path === 'wedged.scope');
+  assert.deepEqual(sizes, { path: 'wedged.scope', currentBytes: 123, fullUs: 0, atMs: 3 }, 'sizes only: no stall total');
 });

@@ -305,3 +305,18 @@ test('a feed whose windows come late takes steady windows until one comes on tim
   assert.equal(f2.feed.windowMs, onsetMs, 'on time: onset windows still');
   f2.feed.stop();
 });
+
+test("recentFigures: the last sample's size and full-stall total while fresh, for the slice's feed; nothing before a sample or once old", () => {
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const { feed, trigger } = feedOn(cg.dir, clock);
+  feed.start();
+  assert.equal(feed.recentFigures(0, 1000), undefined, 'no sample yet');
+  cg.set({ fullUs: 700_000, current: 50 * MiB });
+  clock.t = 100;
+  trigger.fire();
+  assert.deepEqual(feed.recentFigures(600, 1000), { atMs: 100, currentBytes: 50 * MiB, fullUs: 700_000 });
+  assert.equal(feed.recentFigures(1101, 1000), undefined, 'older than the limit: the slice reads the files');
+  assert.equal(feed.recentFigures(50, 1000), undefined, 'taken after the instant asked for');
+  feed.stop();
+});
