@@ -47,6 +47,16 @@ export function cadenceUnderLoad(cadence: Cadence, lateMs: number, cfg: Pick<Det
   return cadence === 'onset' && lateMs > cfg.onsetWindowS * 1000 ? 'steady' : cadence;
 }
 
+/**
+ * The own-brake hint wakes a feed at most this often: every two onset windows (1 s), capped at a
+ * window. A brake grinding page cache moves its counter all the time, so the feed is then awake
+ * for one onset window in two at most; a stall that begins while it sleeps waits half as long as
+ * at 2 s (the quiet-host bench:detect: most wakes were hints, 2 s apart, the trigger later).
+ */
+export function hintPaceMs(cfg: Pick<DetectorConfig, 'onsetWindowS' | 'windowS'>): number {
+  return Math.min(cfg.windowS, 2 * cfg.onsetWindowS) * 1000;
+}
+
 export class SessionFeed {
   mode: FeedMode = 'psi';
   /** Why the session is sampled on a timer, when it is. */
@@ -112,6 +122,8 @@ export class SessionFeed {
         this.trigger = arm(path.join(this.cgroupDir, 'memory.pressure'), { kind: 'full', stallUs, windowUs }, (kind) => {
           if (kind === 'fired') {
             this.firedAtMs = (this.host.now ?? monotonicMs)();
+            // awake too: when the kernel fires against when the windows see it (bench:detect's timelines)
+            if (this.sampling) this.host.log('psi trigger fired', { dir: this.cgroupDir });
             this.wake('psi-trigger');
           }
           else this.gone(); // POLLERR: the kernel removed the cgroup
@@ -150,12 +162,12 @@ export class SessionFeed {
 
   /**
    * Its own brake fired (memory.events.local moved): a hint to take windows before the trigger
-   * fires. At most one wake per trigger window, as the kernel paces the trigger (psi.rst): a brake
-   * grinding page cache moves the counter all the time, and each wake costs two samples.
+   * fires. At most one wake per hintPaceMs: a brake grinding page cache moves the counter all the
+   * time, and each wake costs two samples.
    */
   hint(why: string): void {
     const now = (this.host.now ?? monotonicMs)();
-    if (this.sampling || now - this.lastHintMs < this.host.config.windowS * 1000) return;
+    if (this.sampling || now - this.lastHintMs < hintPaceMs(this.host.config)) return;
     this.lastHintMs = now;
     this.wake(why);
   }
@@ -221,8 +233,12 @@ export class SessionFeed {
     // from a fresh sample, so a long sleep is never averaged into one window.
     // Not while the trigger fired during the window: the kernel fires once per 2 s window, so a
     // stall that began late in a clear onset window would wait up to 2 s for the next event.
-    const firedInWindow = windowFrom !== undefined && this.firedAtMs > windowFrom; // (not the one that woke it)
-    if (this.mode === 'psi' && verdict.window !== undefined && verdict.state === 'clear' && this.state.deadline === undefined && !firedInWindow) this.sleep();
+    // Nor within the trigger's window after it last fired (the one that woke it too): it cannot
+    // fire again before that, and a stall that began meanwhile waited for it (the quiet-host
+    // bench:detect saw 1.4 s of a stall go by asleep after a wake's clear window).
+    const firedInWindow = windowFrom !== undefined && this.firedAtMs > windowFrom;
+    const triggerMuted = sample.atMs - this.firedAtMs < this.host.config.windowS * 1000;
+    if (this.mode === 'psi' && verdict.window !== undefined && verdict.state === 'clear' && this.state.deadline === undefined && !firedInWindow && !triggerMuted) this.sleep();
     else if (this.sampling) this.schedule(); // a deadline began or ended: the cadence changed
     return verdict;
   }

@@ -3,12 +3,14 @@
 // Replays a recorded trace through the detector as the PSI feed (src/stall/feed.ts) would take
 // it: asleep until its trigger would fire (full stall of at least clearShare of the trigger's
 // window within the last windowS, at most once per window: psi.rst) or its own brake fired
-// (memory.events.local's `high` moved; a hint, also at most once per window: SessionFeed.hint);
+// (memory.events.local's `high` moved; a hint, at most once per hintPaceMs: SessionFeed.hint);
 // then one sample per window at the cadence the state asks for (cadenceOf, windowMsOf); asleep
-// again after a clear window with no deadline in which the trigger did not fire. The recorder samples every 250 ms, so a sample is
+// again after a clear window with no deadline in which the trigger did not fire, once the
+// trigger's own window has passed since it last fired. The recorder samples every 250 ms, so a sample is
 // the first record at or after the window's end less half a round.
 const { step, initialState, cadenceOf, windowMsOf } = require('../../dist/stall/detector.js');
 const { toSample } = require('./traces.js');
+const { hintPaceMs } = require('../../dist/stall/feed.js');
 
 const HALF_ROUND_MS = 125;
 
@@ -36,7 +38,7 @@ function replayFeed(records, unit, cfg) {
     const fired = r.t_ms - firedAt >= cfg.windowS * 1000 && r.pressure_full_us - back.pressure_full_us >= cfg.clearShare * cfg.windowS * 1e6;
     if (fired) firedAt = r.t_ms;
     if (!awake) {
-      const hint = !fired && r.t_ms - hintAt >= cfg.windowS * 1000 && i > 0 && r.events_local.high > own[i - 1].events_local.high;
+      const hint = !fired && r.t_ms - hintAt >= hintPaceMs(cfg) && i > 0 && r.events_local.high > own[i - 1].events_local.high;
       if (hint) hintAt = r.t_ms;
       if (!fired && !hint) continue;
       awake = true;
@@ -48,8 +50,9 @@ function replayFeed(records, unit, cfg) {
     const [next, v] = step(state, { ...toSample(r, aliveAt(r.t_ms)), cadence }, cfg);
     state = next;
     out.push({ t: r.t_ms, cadence, ...v });
-    // asleep after a clear window, unless the trigger fired during it (SessionFeed.sample)
-    if (v.window !== undefined && v.state === 'clear' && state.deadline === undefined && firedAt <= from) {
+    // asleep after a clear window, unless the trigger fired during it or within its own window
+    // before (it cannot fire again sooner: SessionFeed.sample)
+    if (v.window !== undefined && v.state === 'clear' && state.deadline === undefined && firedAt <= from && r.t_ms - firedAt >= cfg.windowS * 1000) {
       awake = false;
       state = { ...state, last: undefined };
     } else nextAt = r.t_ms + windowMsOf(cadenceOf(state, 'psi'), 'psi', cfg);

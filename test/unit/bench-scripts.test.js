@@ -129,7 +129,9 @@ test('bench: detect-timeline places each wedge\'s wake, windows and verdict afte
     line(-60_000, { msg: 'waking', dir, why: 'an old wake of another wedge' }),
     line(400, { msg: 'waking', dir, why: 'psi-trigger' }),
     line(400, { event: 'verdict', unit: 'w-feed-1.scope', verdict: 'first-sample', state: 'clear', explain: 'first' }),
+    line(700, { msg: 'psi trigger fired', dir }),
     line(900, { event: 'verdict', unit: 'w-feed-1.scope', verdict: 'window', state: 'hot', explain: 'share 0.6' }),
+    line(2500, { msg: 'psi trigger fired', dir }),
     line(1900, { event: 'verdict', unit: 'w-feed-1.scope', verdict: 'standing-still', state: 'standing-still', explain: 'share 0.7' }),
     line(2900, { event: 'verdict', unit: 'w-feed-1.scope', verdict: 'window', state: 'standing-still', explain: 'after' }),
     line(500, { event: 'verdict', unit: 'other.scope', verdict: 'window', state: 'hot', explain: 'not this wedge' }),
@@ -142,6 +144,7 @@ test('bench: detect-timeline places each wedge\'s wake, windows and verdict afte
   assert.equal(t.wakeWhy, 'psi-trigger');
   assert.equal(t.verdictS, 1.9);
   assert.deepEqual(t.windows.map((w) => [w.atS, w.verdict]), [[0.4, 'first-sample'], [0.9, 'window'], [1.9, 'standing-still']], 'up to the verdict, this unit\'s only');
+  assert.deepEqual(t.marks.map((m) => [m.atS, m.mark]), [[0.4, 'wake (psi-trigger)'], [0.7, 'trigger fired, awake']], 'wakes and trigger fires up to the verdict');
 });
 
 test('bench: the stall onset is the start of the run of 250 ms spans at or above the clear line that holds the verdict', () => {

@@ -196,7 +196,10 @@ test('woken by PSI it takes 0.5 s onset windows; a running deadline takes 2 s on
   assert.equal(feed.windowMs, 0);
 });
 
-test('the own-brake hint wakes the feed at most once per trigger window; the trigger itself is not paced', () => {
+test('the own-brake hint wakes the feed at most once per two onset windows (1 s); the trigger itself is not paced', () => {
+  const { hintPaceMs } = require('../../../dist/stall/feed.js');
+  assert.equal(hintPaceMs(cfg), 1000, 'two 0.5 s onset windows');
+  assert.equal(hintPaceMs({ onsetWindowS: 2, windowS: 2 }), 2000, 'the seed design (2 s windows): capped at a window');
   const cg = fakeCgroup();
   const clock = { t: 0 };
   const { feed, trigger, logs } = feedOn(cg.dir, clock);
@@ -206,18 +209,26 @@ test('the own-brake hint wakes the feed at most once per trigger window; the tri
   clock.t = 500;
   assert.equal(feed.sample()?.window?.kind, 'clear');
   assert.equal(feed.sampling, false, 'clear (page cache, say): asleep');
+  clock.t = 900;
+  feed.hint('own brake fired');
+  assert.equal(feed.sampling, false, 'a second hint within 1 s of the first is ignored');
   clock.t = 1000;
   feed.hint('own brake fired');
-  assert.equal(feed.sampling, false, 'a second hint within the trigger window is ignored');
+  assert.equal(feed.sampling, true, 'a hint 1 s after the last one wakes it');
+  clock.t = 1500;
+  assert.equal(feed.sample()?.window?.kind, 'clear');
+  assert.equal(feed.sampling, false);
+  clock.t = 1600;
   trigger.fire();
   assert.equal(feed.sampling, true, 'the trigger wakes it whenever the kernel fires it');
-  clock.t = 1500;
-  feed.sample();
-  assert.equal(feed.sampling, false);
-  clock.t = 2000;
+  for (const t of [2100, 2600, 3100, 3600]) {
+    clock.t = t;
+    feed.sample();
+  }
+  assert.equal(feed.sampling, false, 'clear windows for the 2 s the trigger was muted, then asleep');
   feed.hint('own brake fired');
-  assert.equal(feed.sampling, true, 'a hint a whole window after the last one wakes it');
-  assert.equal(logs.filter((l) => l.msg === 'waking').length, 3);
+  assert.equal(feed.sampling, true, 'a hint long after the last one wakes it');
+  assert.equal(logs.filter((l) => l.msg === 'waking').length, 4);
   feed.stop();
 });
 
@@ -238,7 +249,31 @@ test('a clear onset window does not put the feed to sleep when the trigger fired
   cg.set({ fullUs: 450_000, ownHigh: 10, current: 64 * MiB });
   clock.t = 1500;
   assert.equal(feed.sample()?.window?.kind, 'clear');
-  assert.equal(feed.sampling, false, 'clear with no trigger in the window: asleep');
+  assert.equal(feed.sampling, true, 'clear with no trigger in the window, but 1.2 s after it fired: it cannot fire again yet, awake');
+  clock.t = 2000;
+  assert.equal(feed.sample()?.window?.kind, 'clear');
+  assert.equal(feed.sampling, true, '1.7 s after it fired: awake');
+  clock.t = 2500;
+  assert.equal(feed.sample()?.window?.kind, 'clear');
+  assert.equal(feed.sampling, false, "clear, and the trigger's 2 s window since it fired has passed: asleep");
+  feed.stop();
+});
+
+test('woken by its trigger, a clear window keeps the feed awake until the trigger could fire again (the quiet-host bench:detect)', () => {
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const { feed, trigger } = feedOn(cg.dir, clock);
+  feed.start();
+  clock.t = 100;
+  trigger.fire(); // the ramp's first stall: the kernel will not fire again before 2,100 ms
+  for (const t of [600, 1100, 1600]) {
+    clock.t = t;
+    assert.equal(feed.sample()?.window?.kind, 'clear');
+    assert.equal(feed.sampling, true, `${t} ms: awake, the trigger muted until 2,100 ms`);
+  }
+  cg.set({ fullUs: 300_000, ownHigh: 10, current: 64 * MiB }); // the stall began at 1,600 ms
+  clock.t = 2100;
+  assert.equal(feed.sample()?.window?.kind, 'hot', 'seen in the first window after it began, not when the trigger could next fire');
   feed.stop();
 });
 
