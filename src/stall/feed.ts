@@ -37,14 +37,23 @@ export interface FeedHost {
 export type SampleReader = Pick<SampleFiles, 'read' | 'close'>;
 
 /**
- * The cadence of a feed's next window when sbd runs late (pure). An onset window (0.5 s) exists to
- * judge a stall sooner; when this feed's last window came later than it was due by more than an
- * onset window, sbd is not keeping up with its feeds (a storm: 200 sessions awake at once were 400
- * samples a second, issue 15 item 5), and more short windows would only make every feed later. Its
- * next windows are steady ones (windowS, two hot to stand still) until a window comes on time.
+ * Windows in a row that came later than due by more than an onset window before a feed takes
+ * steady ones (cadenceUnderLoad): one late window is a hiccup of the machine (on a quiet host a
+ * wedge lost 2 s to a single window 0.7 s late in the TCG guest, bench:detect); two in a row
+ * are sbd not keeping up with its feeds.
  */
-export function cadenceUnderLoad(cadence: Cadence, lateMs: number, cfg: Pick<DetectorConfig, 'onsetWindowS'>): Cadence {
-  return cadence === 'onset' && lateMs > cfg.onsetWindowS * 1000 ? 'steady' : cadence;
+export const LATE_WINDOWS_UNDER_LOAD = 2;
+
+/**
+ * The cadence of a feed's next window when sbd runs late (pure). An onset window (0.5 s) exists to
+ * judge a stall sooner; when this feed's last LATE_WINDOWS_UNDER_LOAD windows each came later than
+ * due by more than an onset window, sbd is not keeping up with its feeds (a storm: 200 sessions
+ * awake at once were 400 samples a second, issue 15 item 5), and more short windows would only
+ * make every feed later. Its next windows are steady ones (windowS, two hot to stand still) until
+ * a window comes on time.
+ */
+export function cadenceUnderLoad(cadence: Cadence, lateInARow: number): Cadence {
+  return cadence === 'onset' && lateInARow >= LATE_WINDOWS_UNDER_LOAD ? 'steady' : cadence;
 }
 
 /**
@@ -68,9 +77,9 @@ export class SessionFeed {
   /** The period the timer runs at, in ms, and the cadence of its windows. */
   private timerMs = 0;
   private timerCadence: Cadence | undefined;
-  /** When the last sample was taken (monotonic ms), and how much later than due it came. */
+  /** When the last sample was taken (monotonic ms), and how many windows in a row came late. */
   private lastSampleAtMs: number | undefined;
-  private lateMs = 0;
+  private lateInARow = 0;
   /** When the PSI trigger last fired, awake or not (monotonic ms). */
   private firedAtMs = -Infinity;
   /** When a hint last woke the feed (monotonic ms). */
@@ -144,7 +153,7 @@ export class SessionFeed {
   /** The next window's cadence: short onset windows from a PSI wake to a verdict, else steady;
    * steady also while sbd runs late (cadenceUnderLoad). */
   private nextCadence(): Cadence {
-    return cadenceUnderLoad(cadenceOf(this.state, this.mode), this.lateMs, this.host.config);
+    return cadenceUnderLoad(cadenceOf(this.state, this.mode), this.lateInARow);
   }
 
   /** (Re)start the timer at the current cadence's period, unless it already runs at it. */
@@ -210,7 +219,8 @@ export class SessionFeed {
     try {
       const atMs = (this.host.now ?? monotonicMs)();
       // How late this window came: only between the timer's samples (a wake's first is not due).
-      this.lateMs = this.timer !== undefined && this.lastSampleAtMs !== undefined ? Math.max(0, atMs - this.lastSampleAtMs - this.timerMs) : 0;
+      const lateMs = this.timer !== undefined && this.lastSampleAtMs !== undefined ? Math.max(0, atMs - this.lastSampleAtMs - this.timerMs) : 0;
+      this.lateInARow = lateMs > this.host.config.onsetWindowS * 1000 ? this.lateInARow + 1 : 0;
       this.lastSampleAtMs = atMs;
       raw = this.files ? this.files.read(atMs) : readMemorySample(this.cgroupDir, atMs);
       this.lastRaw = raw;
@@ -264,7 +274,7 @@ export class SessionFeed {
   private sleep(): void {
     this.closeFiles();
     this.lastSampleAtMs = undefined;
-    this.lateMs = 0;
+    this.lateInARow = 0;
     this.timerCadence = undefined;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;

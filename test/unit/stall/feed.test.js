@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { SessionFeed, cadenceUnderLoad } = require('../../../dist/stall/feed.js');
+const { SessionFeed, cadenceUnderLoad, LATE_WINDOWS_UNDER_LOAD } = require('../../../dist/stall/feed.js');
 const { SampleFiles, CgroupGoneError } = require('../../../dist/cgroup/read.js');
 const { writeScopeFiles } = require('../../support/fake-cgroup');
 const { parseConfig } = require('../../../dist/config/load.js');
@@ -299,11 +299,12 @@ test('an awake feed that cannot open its sample files (out of open files) reads 
   feed.stop();
 });
 
-test('cadenceUnderLoad: onset windows fall back to steady ones while sampling runs later than an onset window', () => {
-  assert.equal(cadenceUnderLoad('onset', 0, cfg), 'onset');
-  assert.equal(cadenceUnderLoad('onset', cfg.onsetWindowS * 1000, cfg), 'onset', 'late by exactly one onset window: still onset');
-  assert.equal(cadenceUnderLoad('onset', cfg.onsetWindowS * 1000 + 1, cfg), 'steady');
-  assert.equal(cadenceUnderLoad('steady', 10_000, cfg), 'steady', 'a deadline runs steady windows anyway');
+test('cadenceUnderLoad: onset windows fall back to steady ones once two windows in a row came late', () => {
+  assert.equal(LATE_WINDOWS_UNDER_LOAD, 2);
+  assert.equal(cadenceUnderLoad('onset', 0), 'onset');
+  assert.equal(cadenceUnderLoad('onset', 1), 'onset', 'one late window: a hiccup, still onset');
+  assert.equal(cadenceUnderLoad('onset', 2), 'steady');
+  assert.equal(cadenceUnderLoad('steady', 0), 'steady', 'a deadline runs steady windows anyway');
 });
 
 test('a feed whose windows come late takes steady windows until one comes on time, and tells the detector which', () => {
@@ -315,13 +316,18 @@ test('a feed whose windows come late takes steady windows until one comes on tim
   feed.start();
   trigger.fire();
   assert.equal(feed.windowMs, onsetMs, 'woken: onset windows');
-  // a hot window that came late by more than an onset window (sbd busy with a storm)
+  // warm windows that came late by more than an onset window (sbd busy with a storm)
   let full = 0;
-  const hot = (ms) => { full += ms * 1000 * 0.9; cg.set({ fullUs: Math.round(full), ownHigh: 50 + clock.t }); };
+  const stall = (ms, share) => { full += ms * 1000 * share; cg.set({ fullUs: Math.round(full), ownHigh: 50 + clock.t }); };
   clock.t += onsetMs + onsetMs + 100;
-  hot(onsetMs * 2 + 100);
+  stall(onsetMs * 2 + 100, 0.15);
+  assert.equal(feed.sample()?.window?.kind, 'warm');
+  assert.equal(feed.windowMs, onsetMs, 'one late window: a hiccup, onset windows still');
+  clock.t += onsetMs + onsetMs + 100;
+  stall(onsetMs * 2 + 100, 0.9);
   assert.equal(feed.sample()?.window?.kind, 'hot');
-  assert.equal(feed.windowMs, steadyMs, 'late: the next window is a steady one');
+  assert.equal(feed.windowMs, steadyMs, 'the second late window in a row: the next window is a steady one');
+  const hot = (ms) => stall(ms, 0.9);
   // on time: the window was a steady one (two hot steady windows stand still), then onset again
   clock.t += steadyMs;
   hot(steadyMs);
