@@ -28,12 +28,18 @@ function onGrid(samples, binMs, unit = 'wedge') {
 
 /**
  * The start (ms) of the stall that holds `verdictMs` (pure): the run of `binMs` spans at or above
- * `share` in which the verdict falls, or which ended one span before it; undefined when none.
+ * `share` in which the verdict falls, or which ended one span before it, or which was still on
+ * when the readings ended before the verdict (the bench stops reading once it has seen the
+ * verdict, and under load its reads came up to 1.3 s apart: three wedges of ten in a quiet run
+ * ended 0.2-0.4 s before theirs); undefined when none.
  * `samples`: [{ atMs, fullUs }], the scope's memory.pressure full total as read.
  */
 function stallOnset(samples, verdictMs, { binMs = 250, share = 0.1 } = {}) {
-  const runs = stallsOf(onGrid(samples, binMs), 'wedge', share);
-  return runs.find((r) => r.fromMs <= verdictMs && verdictMs <= r.toMs + binMs)?.fromMs;
+  const grid = onGrid(samples, binMs);
+  const runs = stallsOf(grid, 'wedge', share);
+  const lastMs = grid.length > 0 ? grid[grid.length - 1].t_ms : -Infinity;
+  const onAtEnd = (r) => r.toMs >= lastMs && lastMs < verdictMs;
+  return runs.find((r) => r.fromMs <= verdictMs && (verdictMs <= r.toMs + binMs || onAtEnd(r)))?.fromMs;
 }
 
 module.exports = { onGrid, stallOnset };

@@ -66,6 +66,18 @@ export function hintPaceMs(cfg: Pick<DetectorConfig, 'onsetWindowS' | 'windowS'>
   return Math.min(cfg.windowS, 2 * cfg.onsetWindowS) * 1000;
 }
 
+/**
+ * Whether a wake at `nowMs` ends a window begun at the sample taken before the feed slept, at
+ * `sleptAtMs` (pure): yes when it slept no longer than a window (detector.windowS). A stall that
+ * began during a short sleep is then judged from that sample, not from a fresh one a window later
+ * (with the hint every second most sleeps last half a second: bench:detect); a longer sleep is
+ * never averaged into one window. The shortest burst that can make three onset windows hot stays
+ * 0.7 s: the longer first window needs as large a share of its length.
+ */
+export function resumeFrom(sleptAtMs: number, nowMs: number, cfg: Pick<DetectorConfig, 'windowS'>): boolean {
+  return nowMs >= sleptAtMs && nowMs - sleptAtMs <= cfg.windowS * 1000;
+}
+
 export class SessionFeed {
   mode: FeedMode = 'psi';
   /** Why the session is sampled on a timer, when it is. */
@@ -94,6 +106,8 @@ export class SessionFeed {
   private openFailedTold = false;
   /** The last sample as read (recentFigures). */
   private lastRaw: MemorySample | undefined;
+  /** The last sample before the feed went to sleep (resumeFrom). */
+  private sleptFrom: DetectorSample | undefined;
 
   constructor(
     private readonly cgroupDir: string,
@@ -186,6 +200,10 @@ export class SessionFeed {
     if (this.sampling) return;
     this.host.log('waking', { dir: this.cgroupDir, why });
     if (this.mode === 'psi' && !this.openFiles()) return;
+    // After a short sleep the wake's sample ends a window begun at the last one (resumeFrom).
+    const from = this.sleptFrom;
+    this.sleptFrom = undefined;
+    if (from !== undefined && this.state.last === undefined && resumeFrom(from.atMs, (this.host.now ?? monotonicMs)(), this.host.config)) this.state = { ...this.state, last: from };
     this.sample();
     // Not when that sample found the cgroup gone (stopped) or the session clear (asleep again).
     if (this.state.last !== undefined) this.schedule();
@@ -279,6 +297,7 @@ export class SessionFeed {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.timerMs = 0;
+    this.sleptFrom = this.state.last;
     this.state = { ...this.state, last: undefined };
   }
 

@@ -10,7 +10,7 @@
 // the first record at or after the window's end less half a round.
 const { step, initialState, cadenceOf, windowMsOf } = require('../../dist/stall/detector.js');
 const { toSample } = require('./traces.js');
-const { hintPaceMs } = require('../../dist/stall/feed.js');
+const { hintPaceMs, resumeFrom } = require('../../dist/stall/feed.js');
 
 const HALF_ROUND_MS = 125;
 
@@ -30,6 +30,7 @@ function replayFeed(records, unit, cfg) {
   let nextAt = 0;
   let firedAt = -Infinity;
   let hintAt = -Infinity;
+  let sleptFrom;
   let windowFrom = 0;
   for (let i = 0; i < own.length; i++) {
     const r = own[i];
@@ -43,6 +44,12 @@ function replayFeed(records, unit, cfg) {
       if (!fired && !hint) continue;
       awake = true;
       out.push({ event: 'wake', t: r.t_ms, why: fired ? 'psi-trigger' : 'own brake fired' });
+      // after a short sleep the wake's sample ends a window begun before it (SessionFeed.wake)
+      if (sleptFrom !== undefined && resumeFrom(sleptFrom.atMs, r.t_ms, cfg)) {
+        state = { ...state, last: sleptFrom };
+        windowFrom = sleptFrom.atMs;
+      }
+      sleptFrom = undefined;
     } else if (r.t_ms < nextAt - HALF_ROUND_MS) continue;
     const cadence = cadenceOf(state, 'psi');
     const from = windowFrom;
@@ -54,6 +61,7 @@ function replayFeed(records, unit, cfg) {
     // before (it cannot fire again sooner: SessionFeed.sample)
     if (v.window !== undefined && v.state === 'clear' && state.deadline === undefined && firedAt <= from && r.t_ms - firedAt >= cfg.windowS * 1000) {
       awake = false;
+      sleptFrom = state.last;
       state = { ...state, last: undefined };
     } else nextAt = r.t_ms + windowMsOf(cadenceOf(state, 'psi'), 'psi', cfg);
   }

@@ -166,4 +166,8 @@ test('bench: the stall onset is the start of the run of 250 ms spans at or above
   const gappy = samples.filter((s, i) => i % 7 !== 3);
   assert.equal(stallOnset(gappy, 1000 + 4600), 1000 + 3000);
   assert.equal(stallOnset([], 5000), undefined);
+  // the readings ended 0.4 s before the verdict, the stall still on: found (three wedges of ten)
+  const cut = samples.filter((x) => x.atMs <= 1000 + 4200);
+  assert.equal(stallOnset(cut, 1000 + 4600), 1000 + 3000, 'a stall on when the readings ended holds a verdict after them');
+  assert.equal(stallOnset(samples.filter((x) => x.atMs <= 1000 + 1800), 1000 + 4600), undefined, 'readings that ended before any stall: none');
 });

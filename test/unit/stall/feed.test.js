@@ -202,7 +202,7 @@ test('the own-brake hint wakes the feed at most once per two onset windows (1 s)
   assert.equal(hintPaceMs({ onsetWindowS: 2, windowS: 2 }), 2000, 'the seed design (2 s windows): capped at a window');
   const cg = fakeCgroup();
   const clock = { t: 0 };
-  const { feed, trigger, logs } = feedOn(cg.dir, clock);
+  const { feed, trigger, logs, verdicts } = feedOn(cg.dir, clock);
   feed.start();
   feed.hint('own brake fired');
   assert.equal(feed.sampling, true, 'the first hint wakes it');
@@ -213,11 +213,11 @@ test('the own-brake hint wakes the feed at most once per two onset windows (1 s)
   feed.hint('own brake fired');
   assert.equal(feed.sampling, false, 'a second hint within 1 s of the first is ignored');
   clock.t = 1000;
+  const before = verdicts.length;
   feed.hint('own brake fired');
-  assert.equal(feed.sampling, true, 'a hint 1 s after the last one wakes it');
-  clock.t = 1500;
-  assert.equal(feed.sample()?.window?.kind, 'clear');
-  assert.equal(feed.sampling, false);
+  assert.equal(logs.filter((l) => l.msg === 'waking').length, 2, 'a hint 1 s after the last one wakes it');
+  assert.deepEqual(verdicts.slice(before).map((v) => [v.event, v.window?.windowMs]), [['window', 500]], 'its sample ends the window begun before the short sleep');
+  assert.equal(feed.sampling, false, 'clear: asleep again at once');
   clock.t = 1600;
   trigger.fire();
   assert.equal(feed.sampling, true, 'the trigger wakes it whenever the kernel fires it');
@@ -360,4 +360,47 @@ test("recentFigures: the last sample's size and full-stall total while fresh, fo
   assert.equal(feed.recentFigures(1101, 1000), undefined, 'older than the limit: the slice reads the files');
   assert.equal(feed.recentFigures(50, 1000), undefined, 'taken after the instant asked for');
   feed.stop();
+});
+
+test('after a short sleep the wake ends a window begun at the last sample; after a long one it starts afresh', () => {
+  const { resumeFrom } = require('../../../dist/stall/feed.js');
+  assert.equal(resumeFrom(0, 2000, cfg), true, 'asleep no longer than a window');
+  assert.equal(resumeFrom(0, 2001, cfg), false, 'longer: never averaged into one window');
+  assert.equal(resumeFrom(100, 50, cfg), false, 'a clock that went back');
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const { feed, verdicts } = feedOn(cg.dir, clock);
+  feed.start();
+  feed.hint('own brake fired');
+  clock.t = 500;
+  assert.equal(feed.sample()?.window?.kind, 'clear');
+  assert.equal(feed.sampling, false, 'clear: asleep');
+  // the stall begins at 600 ms; the hint wakes it at 1,000 ms
+  let full = 0;
+  const stall = (fromMs, toMs) => { full += (toMs - fromMs) * 1000 * 0.8; cg.set({ fullUs: Math.round(full), ownHigh: 10 + toMs }); };
+  stall(600, 1000);
+  clock.t = 1000;
+  feed.hint('own brake fired');
+  assert.equal(verdicts.at(-1).event, 'window', 'the wake judged the window 500-1,000 ms');
+  assert.equal(verdicts.at(-1).window.kind, 'hot');
+  for (const t of [1500, 2000]) {
+    stall(t - 500, t);
+    clock.t = t;
+    feed.sample();
+  }
+  assert.equal(verdicts.at(-1).event, 'standing-still', 'three hot onset windows by 2,000 ms: the first began before the wake');
+  feed.stop();
+  // a long sleep: the wake's sample is a first sample
+  const cg2 = fakeCgroup();
+  const clock2 = { t: 0 };
+  const f2 = feedOn(cg2.dir, clock2);
+  f2.feed.start();
+  f2.feed.hint('own brake fired');
+  clock2.t = 500;
+  f2.feed.sample();
+  clock2.t = 2600;
+  cg2.set({ fullUs: 1_000_000, ownHigh: 20 });
+  f2.feed.hint('own brake fired');
+  assert.equal(f2.verdicts.at(-1).event, 'first-sample', 'asleep 2.1 s: a fresh start');
+  f2.feed.stop();
 });
