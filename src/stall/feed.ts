@@ -285,6 +285,7 @@ export class SessionFeed {
   /** Replace the detector state (restored after a restart, reset after an action). */
   setState(state: DetectorState): void {
     this.state = state;
+    this.sleptFrom = undefined; // a window never spans a restored or reset state
     if (state.deadline !== undefined && this.mode === 'psi') this.wake('restored deadline');
     if (this.sampling) this.schedule();
   }
