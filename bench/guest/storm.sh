@@ -26,7 +26,7 @@ verdicts() { as node /mnt/proj/bench/guest/journal-incidents.js | grep '"event":
 # sbd's journal and restarts, for the record (and when something failed)
 sbd_record() {
   as systemctl --user show -p NRestarts -p Result -p MainPID sbd.service | tee "$LAB_OUT/sbd-unit.txt"
-  as journalctl --user -u sbd.service --no-pager -o cat | grep -v '"level":20' | tail -200 >"$LAB_OUT/sbd-journal.txt"
+  as journalctl --user -u sbd.service --no-pager -o cat | grep -v '"level":20' | tail -3000 >"$LAB_OUT/sbd-journal.txt"
 }
 # storm RUN N PREFIX: N sessions released together; waits for N verdicts of PREFIX-*; appends rows
 storm() {
