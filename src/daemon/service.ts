@@ -245,8 +245,8 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     controller.forget(s.unit);
     statusFigures.forget(s.unit);
     reaper.forget(s);
+    oomChecks.flush(s.unit); // a kill that ended the session is still told (the throttle's trailing read)
     oomKills.forget(s.unit);
-    oomChecks.forget(s.unit);
     incidents.forget(s.unit);
     save(s.unit, undefined);
     slices.unwatch(s);

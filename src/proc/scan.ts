@@ -59,7 +59,12 @@ export function markedWithAny(ids: ReadonlySet<string>, procRoot = '/proc'): Map
     }
     const id = environValue(environ, MARKER);
     if (id === undefined || !ids.has(id) || environValue(environ, MONITOR_MARKER) !== undefined) continue;
-    const p = readProcess(Number(name), procRoot);
+    let p: ProcInfo | undefined;
+    try {
+      p = readProcess(Number(name), procRoot);
+    } catch {
+      continue; // unreadable (an odd /proc entry): that process only, not every session's reap
+    }
     if (!p || p.uid !== uid) continue;
     const list = found.get(id);
     if (list) list.push(p);

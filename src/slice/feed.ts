@@ -121,6 +121,8 @@ export class SliceFeed {
       throw err;
     }
     const [next, verdict] = stepSlice(this.state, sample, this.host.config, this.host.limits);
+    // a window's sample noted the members: the steady note's "moved" counts from its total
+    if (next.history[next.history.length - 1] !== this.state.history[this.state.history.length - 1]) this.notedTotal = sample.currentBytes;
     this.state = next;
     this.lastVerdict = verdict;
     this.host.onVerdict(verdict, sample);

@@ -234,3 +234,25 @@ export function muteAfterLowering(state: DetectorState, nowMs: number, cfg: Dete
 export function resetEpisode(state: DetectorState): DetectorState {
   return { ...state, hotWindows: 0, deadline: undefined, onsetMs: undefined };
 }
+
+/**
+ * The own-brake hint wakes a feed at most this often: every two onset windows (1 s), capped at a
+ * window. A brake grinding page cache moves its counter all the time, so the feed is then awake
+ * for one onset window in two at most; a stall that begins while it sleeps waits half as long as
+ * at 2 s (the quiet-host bench:detect: most wakes were hints, 2 s apart, the trigger later).
+ */
+export function hintPaceMs(cfg: Pick<DetectorConfig, 'onsetWindowS' | 'windowS'>): number {
+  return Math.min(cfg.windowS, 2 * cfg.onsetWindowS) * 1000;
+}
+
+/**
+ * Whether a wake at `nowMs` ends a window begun at the sample taken before the feed slept, at
+ * `sleptAtMs` (pure): yes when it slept no longer than a window (detector.windowS). A stall that
+ * began during a short sleep is then judged from that sample, not from a fresh one a window later
+ * (with the hint every second most sleeps last half a second: bench:detect); a longer sleep is
+ * never averaged into one window. The shortest burst that can make three onset windows hot stays
+ * 0.7 s: the longer first window needs as large a share of its length.
+ */
+export function resumeFrom(sleptAtMs: number, nowMs: number, cfg: Pick<DetectorConfig, 'windowS'>): boolean {
+  return nowMs >= sleptAtMs && nowMs - sleptAtMs <= cfg.windowS * 1000;
+}

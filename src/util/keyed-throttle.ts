@@ -36,6 +36,13 @@ export class KeyedThrottle {
     this.trailing.set(key, { timer, task });
   }
 
+  /** The key is going: its trailing run, if one waits, now; then nothing kept. */
+  flush(key: string): void {
+    const t = this.trailing.get(key);
+    this.forget(key);
+    t?.task();
+  }
+
   /** The key is gone: no trailing run, nothing kept. */
   forget(key: string): void {
     const t = this.trailing.get(key);

@@ -8,9 +8,8 @@
 // again after a clear window with no deadline in which the trigger did not fire, once the
 // trigger's own window has passed since it last fired. The recorder samples every 250 ms, so a sample is
 // the first record at or after the window's end less half a round.
-const { step, initialState, cadenceOf, windowMsOf } = require('../../dist/stall/detector.js');
+const { step, initialState, cadenceOf, windowMsOf, hintPaceMs, resumeFrom } = require('../../dist/stall/detector.js');
 const { toSample } = require('./traces.js');
-const { hintPaceMs, resumeFrom } = require('../../dist/stall/feed.js');
 
 const HALF_ROUND_MS = 125;
 
@@ -53,9 +52,9 @@ function replayFeed(records, unit, cfg) {
     } else if (r.t_ms < nextAt - HALF_ROUND_MS) continue;
     const cadence = cadenceOf(state, 'psi');
     const from = windowFrom;
-    windowFrom = r.t_ms;
     const [next, v] = step(state, { ...toSample(r, aliveAt(r.t_ms)), cadence }, cfg);
     state = next;
+    windowFrom = state.last?.atMs ?? r.t_ms; // a short window keeps its older sample, as the feed's state does
     out.push({ t: r.t_ms, cadence, ...v });
     // asleep after a clear window, unless the trigger fired during it or within its own window
     // before (it cannot fire again sooner: SessionFeed.sample)

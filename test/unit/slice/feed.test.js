@@ -181,3 +181,28 @@ const { chooseCulprit } = require('../../../dist/slice/culprit.js');
   assert.equal(verdicts.length, 1);
   f.stop();
 });
+
+test("a window's note counts as the last note: the slice falling back to the earlier total is a move, and the members are read again", () => {
+  const t = setup();
+  let reads = 0;
+  const read = t.feed['host'].readMembers;
+  t.feed['host'].readMembers = (dir) => { reads++; return read(dir); };
+  const sampleRead = t.feed['host'].read;
+  t.feed['host'].read = (dir, atMs) => ({ ...sampleRead(dir, atMs), currentBytes: t.fig.current, highBytes: Infinity });
+  t.feed.start();
+  t.clock.t = 1000;
+  t.feed.observe();
+  assert.equal(reads, 1, 'noted at 320 MiB');
+  t.fig.current = 420 * MiB; // a member grew 100 MiB
+  t.clock.t = 2000;
+  t.trigger.fire();
+  t.clock.t = 4000;
+  t.feed.sample();
+  assert.equal(t.feed.state.history.at(-1).atMs, 4000, "the window's sample noted the members at 420 MiB");
+  assert.equal(t.feed.sampling, false, 'clear: asleep');
+  t.fig.current = 320 * MiB; // it freed them again
+  t.clock.t = 6500;
+  t.feed.observe();
+  assert.equal(reads, 2, "back at the first note's total, 100 MiB from the window's note: moved, read");
+  t.feed.stop();
+});

@@ -36,3 +36,17 @@ test('forget: no trailing run for a key that is gone', (t) => {
   th.run('a', () => ran.push(3));
   assert.deepEqual(ran, [1, 3], 'forgotten: the next call runs at once');
 });
+
+test('flush: a waiting trailing run now (the key is going), then nothing kept', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  const ran = [];
+  const th = new KeyedThrottle(500, () => Date.now());
+  th.run('a', () => ran.push(1));
+  th.run('a', () => ran.push(2)); // the OOM killer's change, say, in the throttled half second
+  th.flush('a');
+  assert.deepEqual(ran, [1, 2], 'the last change is read before the session is forgotten');
+  t.mock.timers.tick(1000);
+  assert.deepEqual(ran, [1, 2], 'no second run from the timer');
+  th.flush('b');
+  assert.deepEqual(ran, [1, 2], 'nothing waiting: nothing run');
+});
