@@ -13,8 +13,6 @@ import { type NativeError, PsiTrigger, type PsiTriggerSpec, PsiWindowError } fro
 import { monotonicMs } from '../util/clock';
 import { type Cadence, type DetectorSample, type DetectorState, type Measure, type Verdict, cadenceOf, hintPaceMs, initialState, resumeFrom, step, windowMsOf } from './detector';
 
-export { hintPaceMs, resumeFrom }; // the feed's pacing rules live with the detector: pure, and the traces' replay needs no addon
-
 /** How this session is fed: woken by a PSI trigger, or sampled on a timer. */
 export type FeedMode = 'psi' | 'timer';
 

@@ -197,7 +197,7 @@ test('woken by PSI it takes 0.5 s onset windows; a running deadline takes 2 s on
 });
 
 test('the own-brake hint wakes the feed at most once per two onset windows (1 s); the trigger itself is not paced', () => {
-  const { hintPaceMs } = require('../../../dist/stall/feed.js');
+  const { hintPaceMs } = require('../../../dist/stall/detector.js');
   assert.equal(hintPaceMs(cfg), 1000, 'two 0.5 s onset windows');
   assert.equal(hintPaceMs({ onsetWindowS: 2, windowS: 2 }), 2000, 'the seed design (2 s windows): capped at a window');
   const cg = fakeCgroup();
@@ -363,7 +363,7 @@ test("recentFigures: the last sample's size and full-stall total while fresh, fo
 });
 
 test('after a short sleep the wake ends a window begun at the last sample; after a long one it starts afresh', () => {
-  const { resumeFrom } = require('../../../dist/stall/feed.js');
+  const { resumeFrom } = require('../../../dist/stall/detector.js');
   assert.equal(resumeFrom(0, 2000, cfg), true, 'asleep no longer than a window');
   assert.equal(resumeFrom(0, 2001, cfg), false, 'longer: never averaged into one window');
   assert.equal(resumeFrom(100, 50, cfg), false, 'a clock that went back');
