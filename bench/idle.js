@@ -6,7 +6,8 @@
 // sessions (default 500) sbd on 5 s timer sampling and systemd-oomd watching the same slice
 // (bench/guest/idle.sh; OTHERS_UPTO sets the size up to which those two run apart). BASE=DIR (a directory of the checkout holding another build's dist/ and
 // build/, e.g. main's) adds that sbd as the baseline of the same run. SIZES="10 100",
-// SECONDS_EACH=30 and SETTLE_S=10 shorten it; SB_VM_MEM (MiB) sizes the guest.
+// SECONDS_EACH=30 and SETTLE_S=10 shorten it; SB_VM_MEM (MiB) sizes the guest. FEED_VARIANTS="NAME=CONFIG;…"
+// adds the same sbd with other configs, as feed-NAME rows (which part of sbd an idle cost comes from).
 const fs = require('node:fs');
 const { runGuestBench } = require('./guest-run');
 
@@ -48,14 +49,29 @@ function table(/** @type {Row[]} */ rows) {
   return out.join('\n');
 }
 
+/** The rows of FEED_VARIANTS (variant feed-NAME), beside the plain feed of the same size (pure). */
+function variantsTable(/** @type {Row[]} */ rows) {
+  const named = rows.filter((x) => x.variant.startsWith('feed-') && x.variant !== 'feed-stop');
+  if (named.length === 0) return '';
+  const out = ['| sessions | variant | wakeups/min (vol+invol) | CPU s/min | RSS |', '| --- | --- | --- | --- | --- |'];
+  for (const n of [...new Set(named.map((x) => x.sessions))]) {
+    for (const x of rows.filter((r) => r.sessions === n && (r.variant === 'feed' || named.includes(r)))) {
+      out.push(`| ${n} | ${x.variant} | ${wake(x)} | ${cpu(x)} | ${x.rss_kib === '-' ? '-' : `${(Number(x.rss_kib) / 1024).toFixed(0)} MiB`} |`);
+    }
+  }
+  return out.join('\n');
+}
+
 if (require.main === module) {
-  const env = `export SIZES="${process.env.SIZES ?? '10 100 500'}" SECONDS_EACH=${process.env.SECONDS_EACH ?? 60} SETTLE_S=${process.env.SETTLE_S ?? 100} VARIANTS_UPTO=${process.env.VARIANTS_UPTO ?? 500} OTHERS_UPTO=${process.env.OTHERS_UPTO ?? process.env.VARIANTS_UPTO ?? 500} BASE="${process.env.BASE ?? ''}"`;
+  const env = `export SIZES="${process.env.SIZES ?? '10 100 500'}" SECONDS_EACH=${process.env.SECONDS_EACH ?? 60} SETTLE_S=${process.env.SETTLE_S ?? 100} VARIANTS_UPTO=${process.env.VARIANTS_UPTO ?? 500} OTHERS_UPTO=${process.env.OTHERS_UPTO ?? process.env.VARIANTS_UPTO ?? 500} BASE="${process.env.BASE ?? ''}" FEED_VARIANTS=${JSON.stringify(process.env.FEED_VARIANTS ?? '')}`;
   const tsv = runGuestBench('idle', `${env}\nbash /mnt/proj/bench/guest/idle.sh\n`, 3 * 3600);
   console.log(`\nresults: ${tsv}`);
   const rows = parseTsv(fs.readFileSync(tsv, 'utf8'));
   const limits = rows.find((x) => x.max_user_watches && x.max_user_watches !== '-');
   if (limits) console.log(`inotify: max_user_watches ${limits.max_user_watches}, max_user_instances ${limits.max_user_instances}`);
   console.log(table(rows));
+  const variants = variantsTable(rows);
+  if (variants) console.log(`\n${variants}`);
 }
 
-module.exports = { parseTsv, table, perMin, wake, cpu, secs };
+module.exports = { parseTsv, table, variantsTable, perMin, wake, cpu, secs };

@@ -11,7 +11,7 @@
 # adopted, and the wall time of `sbctl status --json`. With $BASE (a directory of /mnt/proj
 # holding another build's dist/ and build/, e.g. main's), that sbd too, as the baseline of the
 # same run: its start at every size, and its idle cost up to $VARIANTS_UPTO sessions.
-# Results: $LAB_OUT/idle.tsv.
+# FEED_VARIANTS adds configs of the same sbd (below). Results: $LAB_OUT/idle.tsv.
 set -u
 SIZES=${SIZES:-10 100 500}
 SECONDS_EACH=${SECONDS_EACH:-60}
@@ -101,6 +101,13 @@ for n in $SIZES; do
   # its stop, timed on its own
   t0=$(date +%s%N); as systemctl --user stop sbd.service; t1=$(date +%s%N)
   printf '%s\tfeed-stop\t-\t-\t-\t-\t-\t-\t-\t-\t%s\t-\t-\t-\t-\t-\t-\n' "$n" $(((t1-t0)/1000000)) | tee -a "$out"
+  # FEED_VARIANTS ("NAME=CONFIG;…"): the same sbd with another config each, measured as feed-NAME,
+  # to tell which part of sbd the idle cost comes from (e.g. nofreeze={"freeze":{"checkS":86400}})
+  IFS=';' read -r -a extra <<<"${FEED_VARIANTS:-}"
+  for e in "${extra[@]}"; do
+    if sbd_with "${e#*=}"; then measure "$n" "feed-${e%%=*}" "$(as systemctl --user show -P MainPID sbd.service)" "$start_ms" "$adopted_ms" "$stop_ms"; fi
+    as systemctl --user stop sbd.service
+  done
   if ((n <= OTHERS_UPTO)); then
     sbd_with '{"detector": {"windowS": 1, "fallbackIntervalS": 5}}'; measure "$n" sampling-5s "$(as systemctl --user show -P MainPID sbd.service)" "$start_ms" "$adopted_ms" "$stop_ms"
     as systemctl --user stop sbd.service; measure "$n" oomd "$(systemctl show -P MainPID systemd-oomd.service)" - -

@@ -94,6 +94,22 @@ test('bench:idle: wakeups and CPU a minute from a 60 s count, start times, the b
   assert.equal(line, '| 1000 | 12 (8+4) | 0.50 | 80 MiB | 2031 (524288) | 2004 (1) | 6.1 s | 21.4 s | 37.2 s | failed (90.5 s) | - | - | - | - | - | 3.3 s (0.7 s) |');
 });
 
+test('bench:idle: FEED_VARIANTS rows beside the plain feed of their size; none, no table', () => {
+  const { parseTsv, variantsTable } = require('../../bench/idle.js');
+  const head = 'sessions\tvariant\tseconds\tvoluntary_ctxt\tinvoluntary_ctxt\tcpu_s\trss_kib';
+  const rows = parseTsv([head,
+    '10\tfeed\t60\t40\t5\t0.3\t61440',
+    '1000\tfeed\t60\t60\t55\t4\t72704',
+    '1000\tfeed-stop\t-\t-\t-\t-\t-',
+    '1000\tfeed-nofreeze\t120\t90\t10\t2\t71680',
+  ].join('\n'));
+  assert.deepEqual(variantsTable(rows).split('\n').slice(2), [
+    '| 1000 | feed | 115 (60+55) | 4.00 | 71 MiB |',
+    '| 1000 | feed-nofreeze | 50 (45+5) | 1.00 | 70 MiB |',
+  ]);
+  assert.equal(variantsTable(rows.filter((x) => x.variant !== 'feed-nofreeze')), '');
+});
+
 test('profile-top: self time per function and per origin from a V8 CPU profile', () => {
   const { selfTimes, byOrigin } = require('../../bench/profile-top.js');
   const frame = (functionName, url) => ({ functionName, url, lineNumber: 0 });
