@@ -3,6 +3,7 @@
  * (sd_watchdog_enabled(3): only when WATCHDOG_PID is unset or ours).
  */
 import { sdNotify } from '../native';
+import { monotonicMs } from '../util/clock';
 
 export function notify(payload: string): boolean {
   try {
@@ -20,10 +21,29 @@ export function watchdogIntervalMs(env: NodeJS.ProcessEnv, pid: number): number 
   return usec / 1000;
 }
 
-/** Send WATCHDOG=1 at half the interval; returns a stop function. */
-export function startWatchdog(env: NodeJS.ProcessEnv, pid: number): () => void {
+/**
+ * How late a watchdog ping came (ms past its due time), or undefined when not late enough to
+ * tell: a turn of the event loop held longer than a quarter of the watchdog interval is told,
+ * because half the interval later systemd kills sbd (and then nothing is told at all).
+ */
+export function pingLateMs(sinceLastMs: number, everyMs: number, intervalMs: number): number | undefined {
+  const late = sinceLastMs - everyMs;
+  return late > intervalMs / 4 ? late : undefined;
+}
+
+/** Send WATCHDOG=1 at half the interval; `onLate` hears of a ping that came late (pingLateMs).
+ * Returns a stop function. */
+export function startWatchdog(env: NodeJS.ProcessEnv, pid: number, onLate: (lateMs: number, intervalMs: number) => void = () => {}, clock: () => number = monotonicMs): () => void {
   const interval = watchdogIntervalMs(env, pid);
   if (interval === undefined) return () => {};
-  const timer = setInterval(() => notify('WATCHDOG=1'), interval / 2);
+  const every = interval / 2;
+  let last = clock();
+  const timer = setInterval(() => {
+    notify('WATCHDOG=1');
+    const now = clock();
+    const late = pingLateMs(now - last, every, interval);
+    last = now;
+    if (late !== undefined) onLate(late, interval);
+  }, every);
   return () => clearInterval(timer);
 }

@@ -339,7 +339,9 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   log.info({ event: 'ready', sessions: registry.size, adopting: registry.adopting, slices: config.slices, observeOnly: config.observeOnly, feed: feedMode(), version: VERSION }, 'sbd ready');
   notify('READY=1');
   updateStatus();
-  const stopWatchdog = startWatchdog(env, process.pid);
+  const stopWatchdog = startWatchdog(env, process.pid, (lateMs, intervalMs) =>
+    log.warn({ event: 'watchdog-late', lateMs: Math.round(lateMs), watchdogMs: intervalMs }, `the watchdog ping came ${(lateMs / 1000).toFixed(1)} s late: sbd was busy that long without a break (systemd kills it past ${intervalMs / 1000} s)`),
+  );
   return {
     stop: () => {
       stopWatchdog();
