@@ -8,27 +8,44 @@
 // `high` above 0, read when the kernel notifies a change of that file, and in slow rounds 1 s apart). Not
 // memory.current reaching the brake: held just under it by reclaim, most of 200 sessions with a
 // 32 MiB brake were never seen there (issue 15's storm at 32 MiB: 0 of 200):
-//   node storm.js N BRAKE_MIB [PREFIX]   prints: UNIT ONSET_MS (tab-separated), then leaves them
+//   node storm.js N BRAKE_MIB [PREFIX [PREFILL]]   (PREFILL 0: the hogs start from nothing) prints: UNIT ONSET_MS (tab-separated), then leaves them
 //   running; the units are PREFIX-0.scope … (PREFIX: storm)
 const fs = require('node:fs');
 const { spawn, spawnSync } = require('node:child_process');
 const { once } = require('node:events');
 const dbus = require('/mnt/proj/node_modules/dbus-next');
 
-const HOG = 'import os, sys\nopen("%s-%d.ready" % (sys.argv[1], os.getpid()), "a").close()\nopen(sys.argv[1], "rb", buffering=0).read(1)\nc = []\nwhile len(c) < 400: c.append(b"x" * (1 << 20))\nimport time; time.sleep(3600)';
+// The hog: once systemd has moved it into its scope (sys.argv[2] "1": first filled to 3 MiB
+// under the scope's brake, so that the release takes every hog over its brake within seconds:
+// from the start, 200 Pythons touching 32 MiB each under emulation took 100 s and more to reach
+// them), it says it is ready, waits for its byte, then wants 400 MiB.
+const HOG = `import os, sys, time
+def cg(): return open("/proc/self/cgroup").read().strip().split("::", 1)[1]
+while "sessions.slice/" not in cg(): time.sleep(0.05)
+d = "/sys/fs/cgroup" + cg()
+c = []
+if sys.argv[2] == "1":
+    high = open(d + "/memory.high").read().strip()
+    while high == "max": time.sleep(0.05); high = open(d + "/memory.high").read().strip()
+    while int(open(d + "/memory.current").read()) < int(high) - (3 << 20): c.append(b"x" * (1 << 20))
+open("%s-%d.ready" % (sys.argv[1], os.getpid()), "a").close()
+open(sys.argv[1], "rb", buffering=0).read(1)
+while len(c) < 400: c.append(b"x" * (1 << 20))
+time.sleep(3600)`;
 const SLICE = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/sessions.slice';
 
 async function main() {
   const n = Number(process.argv[2]);
   const brake = BigInt(process.argv[3]) << 20n;
   const prefix = process.argv[4] ?? 'storm';
+  const prefill = process.argv[5] !== '0';
   const fifo = `/tmp/storm-go-${process.pid}`;
   if (spawnSync('mkfifo', [fifo]).status !== 0) throw new Error(`mkfifo ${fifo} failed`);
   const bus = dbus.sessionBus({ busAddress: /** @type {string} */ (process.env.DBUS_SESSION_BUS_ADDRESS) });
   const mgr = (await bus.getProxyObject('org.freedesktop.systemd1', '/org/freedesktop/systemd1')).getInterface('org.freedesktop.systemd1.Manager');
   const units = [];
   for (let i = 0; i < n; i++) {
-    const hog = spawn('python3', ['-c', HOG, fifo], { stdio: 'ignore', detached: true });
+    const hog = spawn('python3', ['-c', HOG, fifo, prefill ? '1' : '0'], { stdio: 'ignore', detached: true });
     await once(hog, 'spawn');
     hog.unref();
     const unit = `${prefix}-${i}.scope`;
