@@ -11,7 +11,7 @@ import { CgroupGoneError, type MemorySample, readMemorySample, SampleFiles } fro
 import type { DetectorConfig } from '../config/schema';
 import { type NativeError, PsiTrigger, type PsiTriggerSpec, PsiWindowError } from '../native';
 import { monotonicMs } from '../util/clock';
-import { type Cadence, type DetectorSample, type DetectorState, type Measure, type Verdict, cadenceOf, hintPaceMs, initialState, resumeFrom, step, windowMsOf } from './detector';
+import { type Cadence, type DetectorSample, type DetectorState, type Measure, type Verdict, cadenceOf, hintPaceMs, initialState, pressedInWindow, resumeFrom, step, windowMsOf } from './detector';
 
 /** How this session is fed: woken by a PSI trigger, or sampled on a timer. */
 export type FeedMode = 'psi' | 'timer';
@@ -227,7 +227,8 @@ export class SessionFeed {
       }
       throw err;
     }
-    const windowFrom = this.state.last?.atMs;
+    const windowStart = this.state.last;
+    const windowFrom = windowStart?.atMs;
     // The window that ends now was taken at the cadence its timer ran at (of the state it began in).
     const cadence = this.timer !== undefined && this.timerCadence !== undefined ? this.timerCadence : cadenceOf(this.state, this.mode);
     const sample: DetectorSample = { ...raw, unitsInSlice: this.host.unitsInSlice(), measure: this.measure, cadence };
@@ -244,7 +245,9 @@ export class SessionFeed {
     // bench:detect saw 1.4 s of a stall go by asleep after a wake's clear window).
     const firedInWindow = windowFrom !== undefined && this.firedAtMs > windowFrom;
     const triggerMuted = sample.atMs - this.firedAtMs < this.host.config.windowS * 1000;
-    if (this.mode === 'psi' && verdict.window !== undefined && verdict.state === 'clear' && this.state.deadline === undefined && !firedInWindow && !triggerMuted) this.sleep();
+    // Nor while its own brake was pressed during the window (pressedInWindow).
+    const pressed = pressedInWindow(windowStart, sample);
+    if (this.mode === 'psi' && verdict.window !== undefined && verdict.state === 'clear' && this.state.deadline === undefined && !firedInWindow && !triggerMuted && !pressed) this.sleep();
     else if (this.sampling) this.schedule(); // a deadline began or ended: the cadence changed
     return verdict;
   }

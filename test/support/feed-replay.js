@@ -5,10 +5,10 @@
 // window within the last windowS, at most once per window: psi.rst) or its own brake fired
 // (memory.events.local's `high` moved; a hint, at most once per hintPaceMs: SessionFeed.hint);
 // then one sample per window at the cadence the state asks for (cadenceOf, windowMsOf); asleep
-// again after a clear window with no deadline in which the trigger did not fire, once the
-// trigger's own window has passed since it last fired. The recorder samples every 250 ms, so a sample is
+// again after a clear window with no deadline in which the trigger did not fire nor its own brake
+// was pressed, once the trigger's own window has passed since it last fired. The recorder samples every 250 ms, so a sample is
 // the first record at or after the window's end less half a round.
-const { step, initialState, cadenceOf, windowMsOf, hintPaceMs, resumeFrom } = require('../../dist/stall/detector.js');
+const { step, initialState, cadenceOf, windowMsOf, hintPaceMs, resumeFrom, pressedInWindow } = require('../../dist/stall/detector.js');
 const { toSample } = require('./traces.js');
 
 const HALF_ROUND_MS = 125;
@@ -52,13 +52,15 @@ function replayFeed(records, unit, cfg) {
     } else if (r.t_ms < nextAt - HALF_ROUND_MS) continue;
     const cadence = cadenceOf(state, 'psi');
     const from = windowFrom;
-    const [next, v] = step(state, { ...toSample(r, aliveAt(r.t_ms)), cadence }, cfg);
+    const windowStart = state.last;
+    const sample = { ...toSample(r, aliveAt(r.t_ms)), cadence };
+    const [next, v] = step(state, sample, cfg);
     state = next;
     windowFrom = state.last?.atMs ?? r.t_ms; // a short window keeps its older sample, as the feed's state does
     out.push({ t: r.t_ms, cadence, ...v });
     // asleep after a clear window, unless the trigger fired during it or within its own window
-    // before (it cannot fire again sooner: SessionFeed.sample)
-    if (v.window !== undefined && v.state === 'clear' && state.deadline === undefined && firedAt <= from && r.t_ms - firedAt >= cfg.windowS * 1000) {
+    // before (it cannot fire again sooner), or its own brake was pressed during it (SessionFeed.sample)
+    if (v.window !== undefined && v.state === 'clear' && state.deadline === undefined && firedAt <= from && r.t_ms - firedAt >= cfg.windowS * 1000 && !pressedInWindow(windowStart, sample)) {
       awake = false;
       sleptFrom = state.last;
       state = { ...state, last: undefined };

@@ -404,3 +404,32 @@ test('after a short sleep the wake ends a window begun at the last sample; after
   assert.equal(f2.verdicts.at(-1).event, 'first-sample', 'asleep 2.1 s: a fresh start');
   f2.feed.stop();
 });
+
+test('a clear window in which the session pressed its own brake keeps the feed awake; one with the brake at rest lets it sleep', () => {
+  const { pressedInWindow } = require('../../../dist/stall/detector.js');
+  assert.equal(pressedInWindow(undefined, { ownHighEvents: 5 }), false, 'no window');
+  assert.equal(pressedInWindow({ ownHighEvents: 5 }, { ownHighEvents: 5 }), false);
+  assert.equal(pressedInWindow({ ownHighEvents: 5 }, { ownHighEvents: 6 }), true);
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const { feed } = feedOn(cg.dir, clock);
+  feed.start();
+  cg.set({ ownHigh: 1 });
+  feed.hint('own brake fired');
+  // pressing its brake, little stall (a wedge's last clear windows before its stall)
+  for (const [t, high] of [[500, 40], [1000, 90]]) {
+    cg.set({ ownHigh: high, fullUs: t * 30 });
+    clock.t = t;
+    assert.equal(feed.sample()?.window?.kind, 'clear');
+    assert.equal(feed.sampling, true, `${t} ms: clear but the brake pressed: awake`);
+  }
+  // the stall begins at 1,100 ms: seen by the window that ends at 1,500 ms, not at a later hint
+  cg.set({ ownHigh: 150, fullUs: 30_000 + 320_000 });
+  clock.t = 1500;
+  assert.equal(feed.sample()?.window?.kind, 'hot');
+  cg.set({ ownHigh: 150, fullUs: 350_000 });
+  clock.t = 2000;
+  assert.equal(feed.sample()?.window?.kind, 'clear');
+  assert.equal(feed.sampling, false, 'clear and the brake at rest: asleep');
+  feed.stop();
+});
