@@ -261,9 +261,9 @@ export function resumeFrom(sleptAtMs: number, nowMs: number, cfg: Pick<DetectorC
  * Whether the session pressed its own brake during the window from `from` to `to` (pure): its
  * memory.events.local `high` moved. A clear window of a session pressing its brake does not put
  * its feed to sleep: a stall may begin at any moment, and a feed asleep saw it only at the next
- * hint, up to hintPaceMs later, then judged a window diluted by the sleep (the quiet-host
- * bench:detect of session 11: of 10 wedges, 7 lost 0.5-1 s so, the stall beginning during the
- * sleep). A brake pressed all the time (page cache) keeps its feed awake: two samples a second, as
+ * hint, up to hintPaceMs later, then often judged a window diluted by the sleep (the quiet-host
+ * bench:detect of session 11: in all 10 wedges the stall began while the feed slept between
+ * hints). A brake pressed all the time (page cache) keeps its feed awake: two samples a second, as
  * hint wakes cost before resumeFrom, and such a session fires its trigger most of the time anyway.
  */
 export function pressedInWindow(from: Pick<DetectorSample, 'ownHighEvents'> | undefined, to: Pick<DetectorSample, 'ownHighEvents'>): boolean {
