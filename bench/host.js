@@ -123,6 +123,17 @@ const reread = measure(() => (appendNotice(inboxes, 'reread', notice), 1));
 fs.rmSync(inboxes, { recursive: true, force: true });
 out.push(row('a notice appended to an inbox of 1,000 (remembered file vs. reading it first)', cached, reread));
 
+// 6. The freeze check's read of 100 agents' /proc/PID/stat (issue 15, item 4: once a minute for
+// every session): held open and read at offset 0 (HeldStats), against readFileSync by path and
+// parseStat (what the check did before).
+const { HeldStats } = require('../dist/proc/held-stat.js');
+const pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((p) => { try { fs.readFileSync(`/proc/${p}/stat`); return true; } catch { return false; } }).slice(0, 100);
+const held = new HeldStats();
+const heldReads = measure(() => { let n = 0; for (const p of pids) if (held.read(String(p), p)) n++; return n; });
+const byPath = measure(() => { let n = 0; for (const p of pids) { try { parseStat(fs.readFileSync(`/proc/${p}/stat`, 'utf8'), 'stat'); n++; } catch { /* exited */ } } return n; });
+held.releaseAll();
+out.push(row(`agents' /proc stat, ${pids.length} processes (held fd read at 0 vs. readFileSync by path)`, heldReads, byPath));
+
 console.log(`Host benchmarks, ${os.cpus()[0]?.model ?? 'cpu'} ×${os.cpus().length}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`);
 console.log('| what | sessionbrake | baseline | ratio |\n| --- | --- | --- | --- |');
 for (const line of out) console.log(line);

@@ -161,9 +161,10 @@ export interface SbdResources {
  * 1,000-2,000 sessions.
  */
 export const SESSIONS_OF_HEADROOM = 1000;
-/** What one session costs sbd in open files: its PSI trigger (memory.pressure) and its agent's
- * pidfd (counted in the lab guest: bench/RESULTS.md, issue 15's idle table). */
-export const FILES_PER_SESSION = 2;
+/** What one session costs sbd in open files: its PSI trigger (memory.pressure), its agent's pidfd
+ * and its agent's /proc stat held for the freeze check (counted in the lab guest: bench/RESULTS.md,
+ * issue 15's idle table). An awake feed holds its sample's files too, for a while. */
+export const FILES_PER_SESSION = 3;
 /** And in inotify watches: memory.events.local, cgroup.events, and its heartbeat file when it has one. */
 export const WATCHES_PER_SESSION = 3;
 
@@ -174,7 +175,7 @@ export function sbdResourceChecks(r: SbdResources): Check[] {
     : {
         name: 'open files',
         ok: r.openFilesLimit - r.openFiles >= SESSIONS_OF_HEADROOM * FILES_PER_SESSION,
-        detail: `sbd (pid ${r.pid}) holds ${r.openFiles} of ${r.openFilesLimit} open files (${FILES_PER_SESSION} per session: its PSI trigger and its agent's pidfd; room for ${Math.max(0, Math.floor((r.openFilesLimit - r.openFiles) / FILES_PER_SESSION))} more sessions)`,
+        detail: `sbd (pid ${r.pid}) holds ${r.openFiles} of ${r.openFilesLimit} open files (${FILES_PER_SESSION} per session: its PSI trigger, its agent's pidfd and /proc stat; room for ${Math.max(0, Math.floor((r.openFilesLimit - r.openFiles) / FILES_PER_SESSION))} more sessions)`,
         fix: `systemctl --user edit ${SERVICE_UNIT}: add [Service] LimitNOFILE=65536, then systemctl --user restart ${SERVICE_UNIT}`,
       };
   const watches: Check = r.maxUserWatches === undefined

@@ -9,9 +9,9 @@ import type { Config } from '../config/schema';
 import { type FreezeContext, freezeMessage } from '../freeze/message';
 import { openCommands } from '../freeze/open-commands';
 import { type FreezeState, type Heartbeat, type Observation, type Telling, freezeStep, initialFreeze, processViewNeeded } from '../freeze/policy';
-import { parseStat } from '../proc/stat';
+import { HeldStats } from '../proc/held-stat';
 import { systemClockTicks } from '../proc/system';
-import { processGone, readCgroupProcesses } from '../proc/table';
+import { readCgroupProcesses } from '../proc/table';
 import type { Session } from '../sessions/registry';
 import { monotonicMs } from '../util/clock';
 import type { Incidents } from './incidents';
@@ -23,21 +23,14 @@ interface Agent {
 }
 
 /**
- * The agent from its own /proc/PID/stat (utime + stime: its threads, not its children);
- * undefined when it has exited, is a zombie, or its pid now names another process (start time).
+ * The agent from its own /proc/PID/stat (utime + stime: its threads, not its children), held open
+ * for the session's life (HeldStats); undefined when it has exited, is a zombie, or its pid now
+ * names another process (start time).
  */
-function readAgent(s: Session): Agent | undefined {
+function readAgent(s: Session, stats: HeldStats): Agent | undefined {
   if (s.agentPid === undefined) return undefined;
-  const file = `/proc/${s.agentPid}/stat`;
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    if (processGone(err)) return undefined;
-    throw err;
-  }
-  const st = parseStat(text, file);
-  if ((s.agentStartTicks !== undefined && st.startTicks !== s.agentStartTicks) || st.state === 'Z' || st.state === 'X') return undefined;
+  const st = stats.read(s.unit, s.agentPid);
+  if (st === undefined || (s.agentStartTicks !== undefined && st.startTicks !== s.agentStartTicks) || st.state === 'Z' || st.state === 'X') return undefined;
   return { pid: st.pid, name: st.comm, cpuMs: (st.cpuTicks * 1000) / systemClockTicks() };
 }
 
@@ -71,6 +64,8 @@ function outputOf(pid: number): string | undefined {
 
 export class FreezeWatch {
   private readonly states = new Map<string, FreezeState>();
+  /** Each agent's /proc/PID/stat, held open while its session lasts. */
+  private readonly stats = new HeldStats();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -88,7 +83,7 @@ export class FreezeWatch {
   check(s: Session): void {
     const cfg = this.config.freeze;
     const state = this.states.get(s.unit) ?? initialFreeze();
-    const agent = readAgent(s);
+    const agent = readAgent(s, this.stats);
     const beat = readHeartbeat(s.heartbeat);
     const atMs = monotonicMs();
     const partial = { atMs, agentCpuMs: agent?.cpuMs, ...beat };
@@ -136,9 +131,16 @@ export class FreezeWatch {
 
   forget(unit: string): void {
     this.states.delete(unit);
+    this.stats.release(unit);
+  }
+
+  /** Open fds held for the agents' stats (sbctl doctor's count). */
+  get heldFiles(): number {
+    return this.stats.size;
   }
 
   stop(): void {
     clearInterval(this.timer);
+    this.stats.releaseAll();
   }
 }

@@ -64,14 +64,14 @@ test('room for a thousand more sessions: OK with it, FAIL with the fix without i
   assert.match(tight[0].fix ?? '', /LimitNOFILE=65536/);
   assert.match(tight[1].fix ?? '', /fs\.inotify\.max_user_watches=524288/);
   // the edge: exactly the files and watches of SESSIONS_OF_HEADROOM sessions left is enough
-  assert.equal(FILES_PER_SESSION, 2, 'a PSI trigger and a pidfd');
+  assert.equal(FILES_PER_SESSION, 3, 'a PSI trigger, a pidfd and the agent\'s stat');
   assert.equal(WATCHES_PER_SESSION, 3, 'memory.events.local, cgroup.events, the heartbeat');
-  assert.equal(sbdResourceChecks({ pid: 1, openFilesLimit: 40 + 2 * SESSIONS_OF_HEADROOM, openFiles: 40, inotifyWatches: 0, maxUserWatches: 1e6 })[0].ok, true);
-  assert.equal(sbdResourceChecks({ pid: 1, openFilesLimit: 39 + 2 * SESSIONS_OF_HEADROOM, openFiles: 40, inotifyWatches: 0, maxUserWatches: 1e6 })[0].ok, false);
+  assert.equal(sbdResourceChecks({ pid: 1, openFilesLimit: 40 + 3 * SESSIONS_OF_HEADROOM, openFiles: 40, inotifyWatches: 0, maxUserWatches: 1e6 })[0].ok, true);
+  assert.equal(sbdResourceChecks({ pid: 1, openFilesLimit: 39 + 3 * SESSIONS_OF_HEADROOM, openFiles: 40, inotifyWatches: 0, maxUserWatches: 1e6 })[0].ok, false);
   assert.equal(sbdResourceChecks({ pid: 1, openFilesLimit: 1e6, openFiles: 40, inotifyWatches: 100, maxUserWatches: 100 + 3 * SESSIONS_OF_HEADROOM })[1].ok, true);
   assert.equal(sbdResourceChecks({ pid: 1, openFilesLimit: 1e6, openFiles: 40, inotifyWatches: 101, maxUserWatches: 100 + 3 * SESSIONS_OF_HEADROOM })[1].ok, false);
   const counted = sbdResourceChecks({ pid: 7, openFilesLimit: 524288, openFiles: 4040, inotifyWatches: 6000, maxUserWatches: 65536, inotifyInstances: 1, maxUserInstances: 128 });
-  assert.match(counted[0].detail, /4040 of 524288 open files \(2 per session: its PSI trigger and its agent's pidfd; room for 260124 more sessions\)/);
+  assert.match(counted[0].detail, /4040 of 524288 open files \(3 per session: its PSI trigger, its agent's pidfd and \/proc stat; room for 173416 more sessions\)/);
   assert.match(counted[1].detail, /6000 of the 65536 .*room for 19845 more sessions.*, on 1 inotify instance of the 128 a user may have$/);
   const unread = sbdResourceChecks({ pid: 1, openFilesLimit: undefined, openFiles: 3, inotifyWatches: 0, maxUserWatches: undefined });
   assert.deepEqual(unread.map((c) => c.ok), [true, true]);

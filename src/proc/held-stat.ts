@@ -1,0 +1,93 @@
+/**
+ * /proc/PID/stat of processes watched for their whole life (the freeze check's agents, once a
+ * minute each), each held open and read again with a positioned read at offset 0: procfs builds
+ * the file anew on a read from its start (seq_file), so the figures are as fresh as a new open's,
+ * for one syscall instead of readFileSync's five (open, fstat, read, read, close). At 1,000 idle
+ * sessions the freeze check was the larger part of sbd's CPU (bench/RESULTS.md, issue 15 item 4).
+ *
+ * An fd names the process it was opened for: once that one has exited the read fails ESRCH, even
+ * when its pid names another process by then, so a held fd never reads a stranger's figures.
+ */
+import * as fs from 'node:fs';
+import { type ProcStat, parseStat } from './stat';
+import { processGone } from './table';
+
+/** Out of open files: the stat is then read by path, as before, and not held. */
+function outOfFiles(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'EMFILE' || code === 'ENFILE';
+}
+
+/** One buffer for every read: sbd is one thread, and the text is decoded at once. A stat line is
+ * under 400 bytes (52 numbers and a 16-byte name). */
+const buffer = Buffer.allocUnsafe(1024);
+
+export class HeldStats {
+  private readonly held = new Map<string, { pid: number; fd: number }>();
+
+  constructor(private readonly procRoot = '/proc') {}
+
+  /**
+   * The stat of `pid`, held under `key` (a session's unit): undefined when that process has
+   * exited. A new pid under the same key closes the old fd first. Any other failure is thrown.
+   */
+  read(key: string, pid: number): ProcStat | undefined {
+    const file = `${this.procRoot}/${pid}/stat`;
+    let h = this.held.get(key);
+    if (h !== undefined && h.pid !== pid) {
+      this.release(key);
+      h = undefined;
+    }
+    if (h === undefined) {
+      let fd: number;
+      try {
+        fd = fs.openSync(file, 'r');
+      } catch (err) {
+        if (processGone(err)) return undefined;
+        if (outOfFiles(err)) return this.readByPath(file);
+        throw err;
+      }
+      h = { pid, fd };
+      this.held.set(key, h);
+    }
+    let n: number;
+    try {
+      n = fs.readSync(h.fd, buffer, 0, buffer.length, 0);
+    } catch (err) {
+      if (!processGone(err)) throw err;
+      this.release(key); // exited: its fd names nothing any more
+      return undefined;
+    }
+    return parseStat(buffer.toString('utf8', 0, n), file);
+  }
+
+  private readByPath(file: string): ProcStat | undefined {
+    try {
+      return parseStat(fs.readFileSync(file, 'utf8'), file);
+    } catch (err) {
+      if (processGone(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Close the fd held under `key` (its session ended); nothing when none is. */
+  release(key: string): void {
+    const h = this.held.get(key);
+    if (h === undefined) return;
+    this.held.delete(key);
+    try {
+      fs.closeSync(h.fd);
+    } catch {
+      /* already closed: nothing held */
+    }
+  }
+
+  releaseAll(): void {
+    for (const key of [...this.held.keys()]) this.release(key);
+  }
+
+  /** How many fds are held (sbctl doctor counts them per session). */
+  get size(): number {
+    return this.held.size;
+  }
+}
