@@ -1,23 +1,61 @@
 // @ts-check
 'use strict';
 // The table bench:storm prints (bench/storm.js), apart so that its statistics are unit-tested.
+const fs = require('node:fs');
+const path = require('node:path');
 const { spread, secs } = require('./lib');
+const { stallOnset } = require('./stall-onset');
 
-/** The markdown table of a storm run (rows: run, unit, onset ms, verdict ms). */
+/** The markdown table of a storm run (rows: run, unit, onset ms, verdict ms, and when known the
+ * stall onset ms: where the stall that holds the verdict began, bench/stall-onset.js). */
 function stormTable(rows, sbd, n) {
   const of = (run) => rows.filter((x) => x[0] === run);
   const lags = (xs) => xs.filter((x) => x[2] && x[3]).map((x) => (Number(x[3]) - Number(x[2])) / 1000);
+  const fromStall = (xs) => xs.filter((x) => x[4] && x[3]).map((x) => (Number(x[3]) - Number(x[4])) / 1000);
+  const stallCell = (xs) => { const f = fromStall(xs); return f.length ? `${secs(spread(f))} (${f.length})` : '-'; };
   const single = spread(lags(of('single')));
   const st = of('storm');
   const sp = spread(lags(st));
   const onsets = st.filter((x) => x[2]).map((x) => Number(x[2]));
   const ratio = sp && single ? `${(sp.max / single.median).toFixed(2)}×` : '-';
   return [
-    '| run | sessions | reached the brake | onsets spread over | verdicts | onset to verdict: median (min–max) | worst | worst / single median | sbd RSS after | sbd CPU from release to last verdict |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    `| one at a time | ${of('single').length} | ${of('single').filter((x) => x[2]).length} | – | ${lags(of('single')).length} | ${secs(single)} | ${single ? single.max.toFixed(1) : '-'} s | – | – | – |`,
-    `| storm | ${n} | ${onsets.length} | ${onsets.length ? ((Math.max(...onsets) - Math.min(...onsets)) / 1000).toFixed(1) : '-'} s | ${lags(st).length} | ${secs(sp)} | ${sp ? sp.max.toFixed(1) : '-'} s | ${ratio} | ${(Number(sbd.sbd_rss_kib) / 1024).toFixed(0)} MiB | ${sbd.sbd_cpu_s_during_storm} s |`,
+    '| run | sessions | reached the brake | onsets spread over | verdicts | onset to verdict: median (min–max) | worst | worst / single median | stall onset to verdict (sessions) | sbd RSS after | sbd CPU from release to last verdict |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| one at a time | ${of('single').length} | ${of('single').filter((x) => x[2]).length} | – | ${lags(of('single')).length} | ${secs(single)} | ${single ? single.max.toFixed(1) : '-'} s | – | ${stallCell(of('single'))} | – | – |`,
+    `| storm | ${n} | ${onsets.length} | ${onsets.length ? ((Math.max(...onsets) - Math.min(...onsets)) / 1000).toFixed(1) : '-'} s | ${lags(st).length} | ${secs(sp)} | ${sp ? sp.max.toFixed(1) : '-'} s | ${ratio} | ${stallCell(st)} | ${(Number(sbd.sbd_rss_kib) / 1024).toFixed(0)} MiB | ${sbd.sbd_cpu_s_during_storm} s |`,
   ].join('\n');
 }
 
-module.exports = { stormTable };
+/**
+ * The rows with each one's stall onset as a 5th column (pure): where the stall that holds its
+ * verdict began, from its memory.pressure full totals read in the guest's 0.5 s rounds
+ * (`pressure`: unit -> [{ atMs, fullUs }]); '' when not found or not read.
+ */
+function withStallOnsets(rows, pressure) {
+  return rows.map((x) => {
+    const p = pressure[x[1]];
+    const at = p && x[3] ? stallOnset(p, Number(x[3]), { binMs: 500 }) : undefined;
+    return [...x.slice(0, 4), at === undefined ? '' : String(Math.round(at))];
+  });
+}
+
+/** Every pressure-*.json of a results directory as one unit -> readings map. */
+function pressureOf(dir) {
+  const all = {};
+  for (const f of fs.readdirSync(dir).filter((x) => /^pressure-.*\.json$/.test(x))) Object.assign(all, JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
+  return all;
+}
+
+module.exports = { stormTable, withStallOnsets, pressureOf };
+
+// node bench/storm-table.js DIR: the table of a kept run (storm.tsv, storm-sbd.txt, pressure-*.json)
+if (require.main === module) {
+  const dir = process.argv[2];
+  if (!dir) {
+    console.error('usage: node bench/storm-table.js RESULTS_DIR');
+    process.exit(2);
+  }
+  const rows = fs.readFileSync(path.join(dir, 'storm.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+  const sbd = Object.fromEntries(fs.readFileSync(path.join(dir, 'storm-sbd.txt'), 'utf8').trim().split('\n').map((l) => l.split('\t')));
+  console.log(stormTable(withStallOnsets(rows, pressureOf(dir)), sbd, rows.filter((x) => x[0] === 'storm').length));
+}

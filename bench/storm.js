@@ -14,7 +14,7 @@ const path = require('node:path');
 const storm = Number(process.env.STORM ?? 50);
 process.env.SB_VM_MEM ??= storm >= 100 ? '6144' : '3072';
 const { runGuestBench } = require('./guest-run');
-const { stormTable } = require('./storm-table');
+const { stormTable, withStallOnsets, pressureOf } = require('./storm-table');
 
 const pass = ['SINGLES', 'BRAKE_MIB', 'SBD_PROF', 'PREFILL'].filter((k) => process.env[k]).map((k) => `export ${k}=${JSON.stringify(process.env[k])}\n`).join('');
 const tsv = runGuestBench('storm', `export STORM=${storm}\n${pass}bash /mnt/proj/bench/guest/storm.sh\n`);
@@ -26,4 +26,4 @@ if (!fs.existsSync(sbdFile)) {
 }
 const sbd = Object.fromEntries(fs.readFileSync(sbdFile, 'utf8').trim().split('\n').map((l) => l.split('\t')));
 console.log(`\nresults: ${tsv}`);
-console.log(stormTable(rows, sbd, storm));
+console.log(stormTable(withStallOnsets(rows, pressureOf(path.dirname(tsv))), sbd, storm));

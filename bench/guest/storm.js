@@ -5,7 +5,8 @@
 // byte from one FIFO; when all are ready, one write of N bytes releases them together (a hog
 // that comes late still finds its byte: the write end stays open) and each wants 400 MiB. Prints one line per session, its onset
 // (ms since the epoch when the kernel first counted a breach of its brake, memory.events.local
-// `high` above 0, read when the kernel notifies a change of that file, and in slow rounds 1 s apart). Not
+// `high` above 0, read when the kernel notifies a change of that file, and in rounds 0.5 s apart; each round
+// also reads every session's memory.pressure, kept in $STORM_PRESSURE_OUT when set). Not
 // memory.current reaching the brake: held just under it by reclaim, most of 200 sessions with a
 // 32 MiB brake were never seen there (issue 15's storm at 32 MiB: 0 of 200):
 //   node storm.js N BRAKE_MIB [PREFIX [PREFILL]]   (PREFILL 0: the hogs start from nothing) prints: UNIT ONSET_MS (tab-separated), then leaves them
@@ -32,6 +33,10 @@ open("%s-%d.ready" % (sys.argv[1], os.getpid()), "a").close()
 open(sys.argv[1], "rb", buffering=0).read(1)
 while len(c) < 400: c.append(b"x" * (1 << 20))
 time.sleep(3600)`;
+/** A round of reads (breaches missed by inotify, every session's full-stall total): 0.5 s, an onset window. */
+const ROUND_MS = 500;
+/** Rounds go on this long after the last breach: the storm's verdicts came up to 19 s after theirs (session 11). */
+const STALL_WATCH_MS = 30_000;
 const SLICE = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/sessions.slice';
 
 async function main() {
@@ -85,23 +90,39 @@ async function main() {
   };
   // The kernel notifies a change of memory.events.local (inotify IN_MODIFY): each breach is seen
   // when it happens, with no rounds over 200 files (session 10's rounds took 286 ms and saw 4 of
-  // 200 breaches); a slow round every second catches a missed notice.
+  // 200 breaches); a round every 0.5 s catches a missed notice.
   const watchers = units.map((u) => {
     try {
       return fs.watch(`${SLICE}/${u}/memory.events.local`, () => { notices++; look(u); });
     } catch (e) { readErrors++; lastReadError = String(e); return undefined; }
   });
+  // Each round also reads every session's full-stall total, so that the host can tell where its
+  // stall began (bench/stall-onset.js): breach → stall is the workload's (200 hogs share two
+  // vCPUs), stall → verdict is sbd's. Rounds go on STALL_WATCH_MS after the last breach.
+  const pressure = new Map(units.map((u) => [u, /** @type {Array<{atMs: number, fullUs: number}>} */ ([])]));
+  const readPressure = (u) => {
+    try {
+      const m = /^full .*total=(\d+)/m.exec(fs.readFileSync(`${SLICE}/${u}/memory.pressure`, 'utf8'));
+      if (m) pressure.get(u)?.push({ atMs: Date.now(), fullUs: Number(m[1]) });
+    } catch { /* gone */ }
+  };
+  const lastOnset = () => Math.max(-Infinity, ...onset.values());
   let rounds = 0;
-  while (onset.size < n && Date.now() < end) {
+  while ((onset.size < n || Date.now() < lastOnset() + STALL_WATCH_MS) && Date.now() < end) {
     rounds++;
-    for (const u of units) look(u);
-    await new Promise((r) => setTimeout(r, 1000));
+    for (const u of units) {
+      look(u);
+      readPressure(u);
+    }
+    await new Promise((r) => setTimeout(r, ROUND_MS));
   }
+  if (process.env.STORM_PRESSURE_OUT) fs.writeFileSync(process.env.STORM_PRESSURE_OUT, JSON.stringify(Object.fromEntries(pressure)));
   for (const w of watchers) w?.close();
   fs.closeSync(writer);
   fs.rmSync(fifo, { force: true });
   for (const f of fs.readdirSync('/tmp').filter((x) => x.startsWith(`storm-go-${process.pid}-`))) fs.rmSync(`/tmp/${f}`, { force: true });
-  // The slow rounds' period (a round reads every file not yet at its brake) and the kernel's notices.
+  // The rounds' period (a round reads every session's pressure, and the breach counter of those
+  // not yet at their brakes) and the kernel's notices.
   console.error(`onset_round_ms\t${((Date.now() - start) / rounds).toFixed(0)}`);
   console.error(`onset_notices\t${notices}`);
   const at = [...onset.values()];

@@ -31,7 +31,7 @@ sbd_record() {
 }
 # storm RUN N PREFIX: N sessions released together; waits for N verdicts of PREFIX-*; appends rows
 storm() {
-  as env SBD_PID="$pid" node bench/guest/storm.js "$2" "$BRAKE_MIB" "$3" "${PREFILL:-1}" >/tmp/onsets.tsv 2>/tmp/rounds.txt || { cat /tmp/rounds.txt >&2; sbd_record; exit 1; }
+  as env SBD_PID="$pid" STORM_PRESSURE_OUT="$LAB_OUT/pressure-$3.json" node bench/guest/storm.js "$2" "$BRAKE_MIB" "$3" "${PREFILL:-1}" >/tmp/onsets.tsv 2>/tmp/rounds.txt || { cat /tmp/rounds.txt >&2; sbd_record; exit 1; }
   for _ in $(seq 1 24); do [[ $(verdicts | grep -c "\"$3-") -ge $2 ]] && break; sleep 5; done
   c1=$(awk '{print $14+$15}' /proc/$pid/stat)
   verdicts | RUN=$1 node -e '

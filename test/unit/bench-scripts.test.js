@@ -43,12 +43,21 @@ test('bench: the storm table sets the storm\'s worst against the singles\' media
   const { stormTable } = require('../../bench/storm-table.js');
   const rows = [
     ['single', 'single1-0.scope', '1000', '2500'], ['single', 'single2-0.scope', '1000', '2000'], ['single', 'single3-0.scope', '1000', '3000'],
-    ['storm', 'storm-0.scope', '10000', '12000'], ['storm', 'storm-1.scope', '13000', '17000'], ['storm', 'storm-2.scope', '11000', ''], ['storm', 'storm-3.scope', '', ''],
+    ['storm', 'storm-0.scope', '10000', '12000', '10500'], ['storm', 'storm-1.scope', '13000', '17000', '15000'], ['storm', 'storm-2.scope', '11000', ''], ['storm', 'storm-3.scope', '', ''],
   ];
   const lines = stormTable(rows, { sbd_rss_kib: '65536', sbd_cpu_s_during_storm: '4.5' }, 4).split('\n');
-  assert.equal(lines[2], '| one at a time | 3 | 3 | – | 3 | 1.5 s (1.0–2.0) | 2.0 s | – | – | – |');
-  // storm: 3 reached the brake over 3 s, 2 verdicts (2 s and 4 s); the worst 4 s is 2.67× the singles' 1.5 s median
-  assert.equal(lines[3], '| storm | 4 | 3 | 3.0 s | 2 | 2.0 s (2.0–4.0) | 4.0 s | 2.67× | 64 MiB | 4.5 s |');
+  assert.equal(lines[2], '| one at a time | 3 | 3 | – | 3 | 1.5 s (1.0–2.0) | 2.0 s | – | - | – | – |');
+  // storm: 3 reached the brake over 3 s, 2 verdicts (2 s and 4 s); the worst 4 s is 2.67× the singles' 1.5 s median;
+  // from their stalls' onsets 1.5 and 2 s
+  assert.equal(lines[3], '| storm | 4 | 3 | 3.0 s | 2 | 2.0 s (2.0–4.0) | 4.0 s | 2.67× | 1.5 s (1.5–2.0) (2) | 64 MiB | 4.5 s |');
+});
+
+test('bench: the storm\'s stall onsets from its 0.5 s pressure readings, the 5th column of its rows', () => {
+  const { withStallOnsets } = require('../../bench/storm-table.js');
+  // stalled (0.8 of each 0.5 s) from 2,000 ms on; the verdict at 4,000 ms
+  const readings = Array.from({ length: 11 }, (_, i) => ({ atMs: i * 500, fullUs: Math.max(0, i * 500 - 2000) * 800 }));
+  const rows = withStallOnsets([['storm', 'storm-0.scope', '1500', '4000'], ['storm', 'storm-1.scope', '1500', ''], ['storm', 'storm-2.scope', '1500', '4000']], { 'storm-0.scope': readings, 'storm-1.scope': readings });
+  assert.deepEqual(rows.map((x) => x[4]), ['2000', '', ''], 'found; no verdict; no readings');
 });
 
 test('bench: a .cpuprofile\'s self time per function, all of it or only under a named frame (issue 15)', () => {
