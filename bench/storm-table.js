@@ -12,7 +12,7 @@ function stormTable(rows, sbd, n) {
   const of = (run) => rows.filter((x) => x[0] === run);
   const lags = (xs) => xs.filter((x) => x[2] && x[3]).map((x) => (Number(x[3]) - Number(x[2])) / 1000);
   const fromStall = (xs) => xs.filter((x) => x[4] && x[3]).map((x) => (Number(x[3]) - Number(x[4])) / 1000);
-  const stallCell = (xs) => { const f = fromStall(xs); return f.length ? `${secs(spread(f))} (${f.length})` : '-'; };
+  const stallCell = (xs) => { const f = fromStall(xs); return f.length ? `${secs(spread(f))} (${f.length})` : '–'; };
   const single = spread(lags(of('single')));
   const st = of('storm');
   const sp = spread(lags(st));

@@ -161,9 +161,10 @@ export interface SbdResources {
  * 1,000-2,000 sessions.
  */
 export const SESSIONS_OF_HEADROOM = 1000;
-/** What one session costs sbd in open files: its PSI trigger (memory.pressure), its agent's pidfd
- * and its agent's /proc stat held for the freeze check (counted in the lab guest: bench/RESULTS.md,
- * issue 15's idle table). An awake feed holds its sample's files too, for a while. */
+/** What one idle session costs sbd in open files: its PSI trigger (memory.pressure) and its
+ * agent's pidfd (2, counted in the lab guest: bench/RESULTS.md, issue 15's idle table), and since
+ * session 11 its agent's /proc stat, held for the freeze check. A session under pressure holds
+ * its sample's files too, while its feed is awake. */
 export const FILES_PER_SESSION = 3;
 /** And in inotify watches: memory.events.local, cgroup.events, and its heartbeat file when it has one. */
 export const WATCHES_PER_SESSION = 3;

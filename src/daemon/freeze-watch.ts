@@ -72,9 +72,23 @@ export class FreezeWatch {
     private readonly config: Config,
     private readonly incidents: Incidents,
     private readonly sessions: () => Iterable<Session>,
+    /** A round's failed checks: the first one's unit and error, and how many failed. */
+    private readonly onError: (unit: string, err: Error, failed: number) => void = () => {},
   ) {
     this.timer = setInterval(() => {
-      for (const s of this.sessions()) this.check(s);
+      // A session whose check fails (EMFILE holding its agent's stat, an unreadable /proc) is
+      // skipped: the others are still checked, sbd goes on, and one line a round tells it.
+      let failed = 0;
+      let first: { unit: string; err: Error } | undefined;
+      for (const s of this.sessions()) {
+        try {
+          this.check(s);
+        } catch (err) {
+          failed++;
+          first ??= { unit: s.unit, err: err as Error };
+        }
+      }
+      if (first) this.onError(first.unit, first.err, failed);
     }, config.freeze.checkS * 1000);
     this.timer.unref();
   }
@@ -132,11 +146,6 @@ export class FreezeWatch {
   forget(unit: string): void {
     this.states.delete(unit);
     this.stats.release(unit);
-  }
-
-  /** Open fds held for the agents' stats (sbctl doctor's count). */
-  get heldFiles(): number {
-    return this.stats.size;
   }
 
   stop(): void {

@@ -22,9 +22,10 @@ export function watchdogIntervalMs(env: NodeJS.ProcessEnv, pid: number): number 
 }
 
 /**
- * How late a watchdog ping came (ms past its due time), or undefined when not late enough to
- * tell: a turn of the event loop held longer than a quarter of the watchdog interval is told,
- * because half the interval later systemd kills sbd (and then nothing is told at all).
+ * How late a watchdog ping came (ms after it was due), or undefined when not late enough to tell
+ * (pure): more than a quarter of the watchdog interval. The event loop was then held at least that
+ * long, and up to half an interval longer (a hold that began just after a ping); systemd kills
+ * sbd when no ping comes within the interval. A warning before the kill that tells nothing.
  */
 export function pingLateMs(sinceLastMs: number, everyMs: number, intervalMs: number): number | undefined {
   const late = sinceLastMs - everyMs;

@@ -110,7 +110,9 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   });
 
   const reaper = new LeftoverReaper(config, incidents, (s, err) => log.warn({ unit: s.unit, err }, 'reaping leftovers failed'));
-  const freeze = new FreezeWatch(config, incidents, () => registry.values());
+  const freeze = new FreezeWatch(config, incidents, () => registry.values(), (unit, err, failed) =>
+    log.warn({ event: 'freeze-check-failed', unit, failed, err }, `the freeze check failed for ${failed} session${failed === 1 ? '' : 's'} (first ${unit}); they are checked again next round`),
+  );
   const oomKills = new OomKillWatch({ tell: (i) => incidents.tell(i), observeOnly: config.observeOnly });
   const oomChecks = new KeyedThrottle(OOM_CHECK_EVERY_MS);
   const feeds = new Map<string, SessionFeed>();
@@ -340,7 +342,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   notify('READY=1');
   updateStatus();
   const stopWatchdog = startWatchdog(env, process.pid, (lateMs, intervalMs) =>
-    log.warn({ event: 'watchdog-late', lateMs: Math.round(lateMs), watchdogMs: intervalMs }, `the watchdog ping came ${(lateMs / 1000).toFixed(1)} s late: sbd was busy that long without a break (systemd kills it past ${intervalMs / 1000} s)`),
+    log.warn({ event: 'watchdog-late', lateMs: Math.round(lateMs), watchdogMs: intervalMs }, `the watchdog ping came ${(lateMs / 1000).toFixed(1)} s after it was due: sbd's event loop was held at least that long (systemd kills sbd when no ping comes within ${intervalMs / 1000} s)`),
   );
   return {
     stop: () => {

@@ -9,18 +9,12 @@
  * when its pid names another process by then, so a held fd never reads a stranger's figures.
  */
 import * as fs from 'node:fs';
-import { type ProcStat, parseStat } from './stat';
+import { ProcFormatError, type ProcStat, parseStat } from './stat';
 import { processGone } from './table';
 
-/** Out of open files: the stat is then read by path, as before, and not held. */
-function outOfFiles(err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'EMFILE' || code === 'ENFILE';
-}
-
 /** One buffer for every read: sbd is one thread, and the text is decoded at once. A stat line is
- * under 400 bytes (52 numbers and a 16-byte name). */
-const buffer = Buffer.allocUnsafe(1024);
+ * at most about 1,200 bytes (52 numbers of up to 20 digits and a 16-byte name). */
+const buffer = Buffer.allocUnsafe(4096);
 
 export class HeldStats {
   private readonly held = new Map<string, { pid: number; fd: number }>();
@@ -29,7 +23,8 @@ export class HeldStats {
 
   /**
    * The stat of `pid`, held under `key` (a session's unit): undefined when that process has
-   * exited. A new pid under the same key closes the old fd first. Any other failure is thrown.
+   * exited. A new pid under the same key closes the old fd first. Any other failure (EMFILE: out
+   * of open files) is thrown, naming the syscall and the file, with nothing left open.
    */
   read(key: string, pid: number): ProcStat | undefined {
     const file = `${this.procRoot}/${pid}/stat`;
@@ -44,7 +39,6 @@ export class HeldStats {
         fd = fs.openSync(file, 'r');
       } catch (err) {
         if (processGone(err)) return undefined;
-        if (outOfFiles(err)) return this.readByPath(file);
         throw err;
       }
       h = { pid, fd };
@@ -58,16 +52,8 @@ export class HeldStats {
       this.release(key); // exited: its fd names nothing any more
       return undefined;
     }
+    if (n === buffer.length) throw new ProcFormatError(file, `longer than ${buffer.length} bytes`);
     return parseStat(buffer.toString('utf8', 0, n), file);
-  }
-
-  private readByPath(file: string): ProcStat | undefined {
-    try {
-      return parseStat(fs.readFileSync(file, 'utf8'), file);
-    } catch (err) {
-      if (processGone(err)) return undefined;
-      throw err;
-    }
   }
 
   /** Close the fd held under `key` (its session ended); nothing when none is. */
@@ -86,7 +72,7 @@ export class HeldStats {
     for (const key of [...this.held.keys()]) this.release(key);
   }
 
-  /** How many fds are held (sbctl doctor counts them per session). */
+  /** How many fds are held. */
   get size(): number {
     return this.held.size;
   }

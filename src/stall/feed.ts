@@ -245,8 +245,8 @@ export class SessionFeed {
     // bench:detect saw 1.4 s of a stall go by asleep after a wake's clear window).
     const firedInWindow = windowFrom !== undefined && this.firedAtMs > windowFrom;
     const triggerMuted = sample.atMs - this.firedAtMs < this.host.config.windowS * 1000;
-    // Nor while its own brake was pressed during the window (pressedInWindow).
-    const pressed = pressedInWindow(windowStart, sample);
+    // Nor while its own brake was pressed by anonymous memory during the window (pressedInWindow).
+    const pressed = pressedInWindow(windowStart, sample, verdict.window?.anonShare ?? 0, this.host.config);
     if (this.mode === 'psi' && verdict.window !== undefined && verdict.state === 'clear' && this.state.deadline === undefined && !firedInWindow && !triggerMuted && !pressed) this.sleep();
     else if (this.sampling) this.schedule(); // a deadline began or ended: the cadence changed
     return verdict;

@@ -5,8 +5,8 @@
 // window within the last windowS, at most once per window: psi.rst) or its own brake fired
 // (memory.events.local's `high` moved; a hint, at most once per hintPaceMs: SessionFeed.hint);
 // then one sample per window at the cadence the state asks for (cadenceOf, windowMsOf); asleep
-// again after a clear window with no deadline in which the trigger did not fire nor its own brake
-// was pressed, once the trigger's own window has passed since it last fired. The recorder samples every 250 ms, so a sample is
+// again after a clear window with no deadline in which the trigger did not fire nor anonymous
+// memory pressed its own brake, once the trigger's own window has passed since it last fired. The recorder samples every 250 ms, so a sample is
 // the first record at or after the window's end less half a round.
 const { step, initialState, cadenceOf, windowMsOf, hintPaceMs, resumeFrom, pressedInWindow } = require('../../dist/stall/detector.js');
 const { toSample } = require('./traces.js');
@@ -59,8 +59,8 @@ function replayFeed(records, unit, cfg) {
     windowFrom = state.last?.atMs ?? r.t_ms; // a short window keeps its older sample, as the feed's state does
     out.push({ t: r.t_ms, cadence, ...v });
     // asleep after a clear window, unless the trigger fired during it or within its own window
-    // before (it cannot fire again sooner), or its own brake was pressed during it (SessionFeed.sample)
-    if (v.window !== undefined && v.state === 'clear' && state.deadline === undefined && firedAt <= from && r.t_ms - firedAt >= cfg.windowS * 1000 && !pressedInWindow(windowStart, sample)) {
+    // before (it cannot fire again sooner), or anonymous memory pressed its own brake during it (SessionFeed.sample)
+    if (v.window !== undefined && v.state === 'clear' && state.deadline === undefined && firedAt <= from && r.t_ms - firedAt >= cfg.windowS * 1000 && !pressedInWindow(windowStart, sample, v.window?.anonShare ?? 0, cfg)) {
       awake = false;
       sleptFrom = state.last;
       state = { ...state, last: undefined };

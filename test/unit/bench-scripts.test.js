@@ -46,7 +46,7 @@ test('bench: the storm table sets the storm\'s worst against the singles\' media
     ['storm', 'storm-0.scope', '10000', '12000', '10500'], ['storm', 'storm-1.scope', '13000', '17000', '15000'], ['storm', 'storm-2.scope', '11000', ''], ['storm', 'storm-3.scope', '', ''],
   ];
   const lines = stormTable(rows, { sbd_rss_kib: '65536', sbd_cpu_s_during_storm: '4.5' }, 4).split('\n');
-  assert.equal(lines[2], '| one at a time | 3 | 3 | – | 3 | 1.5 s (1.0–2.0) | 2.0 s | – | - | – | – |');
+  assert.equal(lines[2], '| one at a time | 3 | 3 | – | 3 | 1.5 s (1.0–2.0) | 2.0 s | – | – | – | – |');
   // storm: 3 reached the brake over 3 s, 2 verdicts (2 s and 4 s); the worst 4 s is 2.67× the singles' 1.5 s median;
   // from their stalls' onsets 1.5 and 2 s
   assert.equal(lines[3], '| storm | 4 | 3 | 3.0 s | 2 | 2.0 s (2.0–4.0) | 4.0 s | 2.67× | 1.5 s (1.5–2.0) (2) | 64 MiB | 4.5 s |');

@@ -103,3 +103,20 @@ test('the same agent not claiming work is missing, not silent', async (t) => {
   assert.deepEqual(told.map((i) => [i.type, i.open]), [['missing', ['missing']]]);
   assert.match(told[0].message, /^session t is missing: its agent \(node, pid \d+\) is alive but has not renewed its heartbeat for 60 min; agent CPU [\d.]+ min in all; nothing open \(1 MCP server and 1 language server not counted\)\. What to do: /);
 });
+
+test("one session whose check throws is told once a round and skipped; the others are still checked", (t) => {
+  t.mock.timers.enable({ apis: ['setInterval'] });
+  const agent = child(t, ['sleep', '30']);
+  const good = session(agent, [agent.pid]);
+  const bad = { ...session(agent, [agent.pid]), unit: 'bad.scope', get agentPid() { throw new Error('EMFILE: too many open files, open \'/proc/1/stat\''); } };
+  const errors = [];
+  const checked = [];
+  const w = new FreezeWatch(parseConfig({ freeze: FAST }, 'test'), { tell: () => {} }, () => [bad, good], (unit, err, failed) => errors.push([unit, err.message, failed]));
+  const check = w.check.bind(w);
+  w.check = (s) => { checked.push(s.unit); return check(s); };
+  t.after(() => w.stop());
+  t.mock.timers.tick(1000);
+  t.mock.timers.tick(1000);
+  assert.deepEqual(checked, ['bad.scope', 't.scope', 'bad.scope', 't.scope']);
+  assert.deepEqual(errors, [['bad.scope', "EMFILE: too many open files, open '/proc/1/stat'", 1], ['bad.scope', "EMFILE: too many open files, open '/proc/1/stat'", 1]]);
+});

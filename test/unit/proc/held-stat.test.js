@@ -72,3 +72,10 @@ test('a stat whose content is not a stat line is a precise error naming the file
   fs.writeFileSync(path.join(root, '42', 'stat'), 'garbage\n');
   assert.throws(() => new HeldStats(root).read('x.scope', 42), { name: 'ProcFormatError', message: new RegExp(`${root}/42/stat: unexpected content`) });
 });
+
+test('a stat longer than the read buffer is a precise error, not a truncated parse', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-held-'));
+  fs.mkdirSync(path.join(root, '43'));
+  fs.writeFileSync(path.join(root, '43', 'stat'), `43 (x) S ${'1 '.repeat(3000)}\n`);
+  assert.throws(() => new HeldStats(root).read('y.scope', 43), { name: 'ProcFormatError', message: /43\/stat: unexpected content: longer than 4096 bytes/ });
+});

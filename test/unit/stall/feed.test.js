@@ -405,11 +405,12 @@ test('after a short sleep the wake ends a window begun at the last sample; after
   f2.feed.stop();
 });
 
-test('a clear window in which the session pressed its own brake keeps the feed awake; one with the brake at rest lets it sleep', () => {
+test('a clear window in which anonymous memory pressed its own brake keeps the feed awake; one with the brake at rest lets it sleep', () => {
   const { pressedInWindow } = require('../../../dist/stall/detector.js');
-  assert.equal(pressedInWindow(undefined, { ownHighEvents: 5 }), false, 'no window');
-  assert.equal(pressedInWindow({ ownHighEvents: 5 }, { ownHighEvents: 5 }), false);
-  assert.equal(pressedInWindow({ ownHighEvents: 5 }, { ownHighEvents: 6 }), true);
+  assert.equal(pressedInWindow(undefined, { ownHighEvents: 5 }, 1, cfg), false, 'no window');
+  assert.equal(pressedInWindow({ ownHighEvents: 5 }, { ownHighEvents: 5 }, 1, cfg), false, 'at rest');
+  assert.equal(pressedInWindow({ ownHighEvents: 5 }, { ownHighEvents: 6 }, 0.95, cfg), true);
+  assert.equal(pressedInWindow({ ownHighEvents: 5 }, { ownHighEvents: 6 }, 0.3, cfg), false, 'page cache presses it: under the anon fuse');
   const cg = fakeCgroup();
   const clock = { t: 0 };
   const { feed } = feedOn(cg.dir, clock);
@@ -431,5 +432,20 @@ test('a clear window in which the session pressed its own brake keeps the feed a
   clock.t = 2000;
   assert.equal(feed.sample()?.window?.kind, 'clear');
   assert.equal(feed.sampling, false, 'clear and the brake at rest: asleep');
+  feed.stop();
+});
+
+test('a session whose page cache presses its brake all the time lets its feed sleep after a clear window (its windows are never hot)', () => {
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const { feed, logs } = feedOn(cg.dir, clock);
+  feed.start();
+  cg.set({ ownHigh: 1, anon: 20 * MiB });
+  feed.hint('own brake fired');
+  cg.set({ ownHigh: 60, anon: 20 * MiB, fullUs: 20_000 });
+  clock.t = 500;
+  assert.equal(feed.sample()?.window?.kind, 'clear');
+  assert.equal(feed.sampling, false, 'pressed, but by page cache (anon 0.32): asleep');
+  assert.equal(logs.filter((l) => l.msg === 'waking').length, 1);
   feed.stop();
 });

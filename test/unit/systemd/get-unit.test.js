@@ -14,11 +14,12 @@ const id = Buffer.from('0123456789abcdef0123456789abcdef', 'hex');
 
 /** A fake systemd answering Properties.Get from `props` ("Interface.Name" -> Variant), and
  * UnknownProperty for any other; every call's member and arguments are kept. */
-async function fakeSystemd(broker, props) {
+async function fakeSystemd(broker, props, onGet = (/** @type {number} */ n) => {}) {
   const bus = /** @type {any} */ (await broker.connect());
   bus.calls = [];
   bus.addMethodHandler((msg) => {
     bus.calls.push([msg.member, ...(msg.body ?? [])].join(' '));
+    if (msg.member === 'Get') onGet(bus.calls.filter((c) => c.startsWith('Get ')).length);
     if (msg.member === 'Get') {
       const v = props[`${msg.body[0]}.${msg.body[1]}`];
       bus.send(v ? dbus.Message.newMethodReturn(msg, 'v', [v]) : dbus.Message.newError(msg, 'org.freedesktop.DBus.Error.UnknownProperty', `no ${msg.body[1]}`));
@@ -40,7 +41,7 @@ const scope = {
   'org.freedesktop.systemd1.Scope.MemorySwapMax': new dbus.Variant('t', 0n),
 };
 
-test('a scope: the eight properties it uses, one Get each, no GetAll', async () => {
+test('a scope: the eight properties it uses, one Get each (and ActiveState, InvocationID asked again), no GetAll', async () => {
   const broker = new FakeBroker();
   const systemd = await fakeSystemd(broker, scope);
   const manager = await DbusUserManager.attach(await broker.connect());
@@ -50,7 +51,7 @@ test('a scope: the eight properties it uses, one Get each, no GetAll', async () 
     unit: 's.scope', invocationId: id.toString('hex'), controlGroup: '/user.slice/s.scope', slice: 'sessions.slice', activeState: 'active',
     memoryHigh: 64 * 2 ** 20, memoryMax: Infinity, memorySwapMax: 0,
   });
-  assert.equal(systemd.calls.length, 8);
+  assert.equal(systemd.calls.length, 10);
   assert.ok(systemd.calls.every((c) => c.startsWith('Get ')), systemd.calls.join('; '));
   manager.close();
 });
@@ -77,5 +78,33 @@ test('a service adds what a monitor needs; a timer reads no cgroup; a unit not f
   assert.ok(!systemd.calls.some((c) => / org\.freedesktop\.systemd1\.Timer (ControlGroup|Slice|Memory)/.test(c)), 'no cgroup property asked of a timer');
   service['org.freedesktop.systemd1.Unit.LoadState'] = new dbus.Variant('s', 'not-found');
   assert.equal(await manager.getUnit('m.service'), undefined);
+  manager.close();
+});
+
+test('a restart between the Gets (a new invocation after the first three) is read again, whole', async () => {
+  const props = { ...scope };
+  const broker = new FakeBroker();
+  const newId = Buffer.from('fedcba9876543210fedcba9876543210', 'hex');
+  // the 4th Get onwards sees the new invocation in a new cgroup
+  const systemd = await fakeSystemd(broker, props, (n) => {
+    if (n !== 4) return;
+    props['org.freedesktop.systemd1.Unit.InvocationID'] = new dbus.Variant('ay', newId);
+    props['org.freedesktop.systemd1.Scope.ControlGroup'] = new dbus.Variant('s', '/user.slice/s-new.scope');
+  });
+  const manager = await DbusUserManager.attach(await broker.connect());
+  systemd.calls.length = 0;
+  const u = await manager.getUnit('s.scope');
+  assert.deepEqual([u?.invocationId, u?.controlGroup], [newId.toString('hex'), '/user.slice/s-new.scope']);
+  assert.equal(systemd.calls.length, 20, 'two whole reads');
+  manager.close();
+});
+
+test("a property this systemd does not have is undefined, as GetAll left it", async () => {
+  const props = { ...scope };
+  delete props['org.freedesktop.systemd1.Scope.MemorySwapMax'];
+  const broker = new FakeBroker();
+  await fakeSystemd(broker, props);
+  const manager = await DbusUserManager.attach(await broker.connect());
+  assert.equal((await manager.getUnit('s.scope'))?.memorySwapMax, Infinity);
   manager.close();
 });

@@ -103,3 +103,14 @@ test("while nobody owns systemd's name nothing is believed; then its new owner i
   assert.deepEqual(events, ['unit-removed s.scope']);
   manager.close();
 });
+
+test("systemd's PropertiesChanged of a unit's type interface is not an event: its Unit interface's, which always follows, is", async () => {
+  const { systemd, manager, events } = await setUp();
+  systemd.send(dbus.Message.newSignal(UNIT_PATH, 'org.freedesktop.DBus.Properties', 'PropertiesChanged', 'sa{sv}as', ['org.freedesktop.systemd1.Scope', { Result: new dbus.Variant('s', 'success') }, []]));
+  await settle();
+  assert.deepEqual(events, []);
+  systemd.send(propsChanged());
+  await settle();
+  assert.deepEqual(events, ['unit-changed s.scope']);
+  manager.close();
+});
