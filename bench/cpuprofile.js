@@ -5,7 +5,9 @@
 // taken under a function of a given name (say GetStatus: what one D-Bus method costs sbd), and
 // only those taken from S seconds after the profile began and before T (say sbd idle, after its
 // adoption and before its stop).
-//   node bench/cpuprofile.js FILE.cpuprofile [--under NAME] [--from S] [--to T] [--top N]
+// --callees NAME: instead, the total time under each frame called directly from a frame named
+// NAME (where a function's time went, one level down; its own time as "(self)").
+//   node bench/cpuprofile.js FILE.cpuprofile [--under NAME | --callees NAME] [--from S] [--to T] [--top N]
 const fs = require('node:fs');
 
 /**
@@ -76,6 +78,36 @@ function entries(profile, name) {
   return n;
 }
 
+/**
+ * Total time (µs) under each frame called directly from the innermost frame named `name`, per
+ * callee ("(self)": the samples in that frame itself), from `fromUs` to before `toUs`, biggest first.
+ * @param {Profile} profile  @param {string} name  @param {{ fromUs?: number, toUs?: number }} [o]
+ * @returns {Array<{ name: string, totalUs: number }>}
+ */
+function calleeTimes(profile, name, { fromUs = 0, toUs = Infinity } = {}) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const tot = new Map();
+  let atUs = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    atUs += profile.timeDeltas[i];
+    const us = profile.timeDeltas[i + 1] ?? 0;
+    if (atUs < fromUs || atUs >= toUs) continue;
+    let below;
+    for (let id = profile.samples[i]; id !== undefined; id = parent.get(id)) {
+      const n = /** @type {ProfileNode} */ (byId.get(id));
+      if (n.callFrame.functionName === name) {
+        const k = below ? frameName(below) : '(self)';
+        tot.set(k, (tot.get(k) ?? 0) + us);
+        break;
+      }
+      below = n;
+    }
+  }
+  return [...tot].map(([n, totalUs]) => ({ name: n, totalUs })).sort((a, b) => b.totalUs - a.totalUs);
+}
+
 if (require.main === module) {
   const args = process.argv.slice(2);
   const opt = (k) => {
@@ -83,14 +115,21 @@ if (require.main === module) {
     return i >= 0 ? args.splice(i, 2)[1] : undefined;
   };
   const under = opt('--under');
+  const callees = opt('--callees');
   const top = Number(opt('--top') ?? 15);
   const from = Number(opt('--from') ?? 0);
   const to = Number(opt('--to') ?? Infinity);
   const profile = JSON.parse(fs.readFileSync(args[0], 'utf8'));
+  if (callees !== undefined) {
+    console.log(`${args[0]}: what ${callees} called${from ? ` from ${from} s` : ''}${to < Infinity ? ` to ${to} s` : ''}, total time under each`);
+    console.log('| ms | callee |\n| ---: | --- |');
+    for (const r of calleeTimes(profile, callees, { fromUs: from * 1e6, toUs: to * 1e6 }).slice(0, top)) console.log(`| ${(r.totalUs / 1000).toFixed(0)} | ${r.name} |`);
+    process.exit(0);
+  }
   const { totalUs, rows } = selfTimes(profile, { under, fromUs: from * 1e6, toUs: to * 1e6 });
   console.log(`${args[0]}: ${(totalUs / 1000).toFixed(0)} ms sampled${from ? ` from ${from} s` : ''}${to < Infinity ? ` to ${to} s` : ''}${under ? ` under ${under} (${entries(profile, under)} runs of samples)` : ''}`);
   console.log('| self ms | share | function |\n| ---: | ---: | --- |');
   for (const r of rows.slice(0, top)) console.log(`| ${(r.selfUs / 1000).toFixed(1)} | ${((100 * r.selfUs) / totalUs).toFixed(1)} % | ${r.name} |`);
 }
 
-module.exports = { selfTimes, entries, frameName };
+module.exports = { selfTimes, entries, frameName, calleeTimes };

@@ -90,6 +90,27 @@ test('bench: a .cpuprofile\'s self time per function, all of it or only under a 
   assert.equal(selfTimes(profile, { fromUs: 100, toUs: 460 }).totalUs, 50 + 10 + 300, 'the samples taken from 100 µs to before 460 µs');
 });
 
+test('bench: a .cpuprofile\'s time one level under a named frame, per callee (--callees)', () => {
+  const { calleeTimes } = require('../../bench/cpuprofile.js');
+  const frame = (functionName, url = 'file:///mnt/proj/dist/daemon/x.js') => ({ functionName, url, lineNumber: 0 });
+  // (root) -> tell -> emit -> write; (root) -> tell -> journal; (root) -> tell (self); (root) -> idle
+  const profile = {
+    nodes: [
+      { id: 1, callFrame: frame('(root)', ''), children: [2, 6] },
+      { id: 2, callFrame: frame('tell'), children: [3, 5] },
+      { id: 3, callFrame: frame('emit'), children: [4] },
+      { id: 4, callFrame: frame('write', ''), children: [] },
+      { id: 5, callFrame: frame('journal'), children: [] },
+      { id: 6, callFrame: frame('(idle)', ''), children: [] },
+    ],
+    samples: [4, 3, 5, 2, 6, 4],
+    timeDeltas: [0, 10, 20, 30, 40, 50],
+  };
+  assert.deepEqual(calleeTimes(profile, 'tell').map((r) => [r.name, r.totalUs]), [['(self)', 40], ['emit dist/daemon/x.js:1', 30], ['journal dist/daemon/x.js:1', 30]]);
+  assert.deepEqual(calleeTimes(profile, 'tell', { fromUs: 30 }).map((r) => [r.name, r.totalUs]), [['(self)', 40], ['journal dist/daemon/x.js:1', 30], ['emit dist/daemon/x.js:1', 0]], 'the last sample stands for no time');
+  assert.deepEqual(calleeTimes(profile, 'nothing'), []);
+});
+
 test('bench:idle: wakeups and CPU a minute from a 60 s count, start times, the baseline beside (issue 15)', () => {
   const { parseTsv, table, perMin } = require('../../bench/idle.js');
   const head = 'sessions\tvariant\tseconds\tvoluntary_ctxt\tinvoluntary_ctxt\tcpu_s\trss_kib\tstatus_ms\tstart_ms\tadopted_ms\tstop_ms\tfds\tnofile_soft\tinotify_watches\tinotify_instances\tmax_user_watches\tmax_user_instances';
