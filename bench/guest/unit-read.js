@@ -4,7 +4,7 @@
 // (bench/unit-read.js). N scopes (a sleep each in sessions.slice), then ROUNDS rounds per shape of
 // reading all N, 16 in flight (as the registry adopts), through dbus-next raw Messages as sbd's
 // getUnit does. Prints per shape: CPU ms of this process per unit read (user+system: dbus-next's
-// marshalling and decoding; sbd is one such process), wall ms per unit, and the replies' bytes.
+// marshalling and decoding; sbd is one such process) and wall ms per unit.
 //   node unit-read.js N ROUNDS
 const { spawn } = require('node:child_process');
 const { once } = require('node:events');
@@ -34,18 +34,15 @@ async function main() {
     await mgr.StartTransientUnit(unit, 'fail', [['PIDs', new dbus.Variant('au', [child.pid])], ['Slice', new dbus.Variant('s', 'sessions.slice')], ['MemoryHigh', new dbus.Variant('t', 256n << 20n)]], []);
     units.push(unit);
   }
-  let bytes = 0;
-  const size = (/** @type {any} */ reply) => JSON.stringify(reply?.body, (_, v) => (typeof v === 'bigint' ? v.toString() : v)).length;
   /** @type {Record<string, (unit: string) => Promise<void>>} */
   const shapes = {
-    "GetAll('') (sbd today)": async (u) => { bytes += size(await call(objectPath(u), 'GetAll', 's', [''])); },
-    'GetAll(Unit) + GetAll(Scope)': async (u) => { for (const [iface] of NEEDED) bytes += size(await call(objectPath(u), 'GetAll', 's', [iface])); },
-    'Get x 8, in parallel': async (u) => { const r = await Promise.all(NEEDED.flatMap(([iface, names]) => /** @type {string[]} */ (names).map((p) => call(objectPath(u), 'Get', 'ss', [iface, p])))); for (const x of r) bytes += size(x); },
+    "GetAll('') (sbd's getUnit before session 11)": async (u) => { await call(objectPath(u), 'GetAll', 's', ['']); },
+    'GetAll(Unit) + GetAll(Scope)': async (u) => { for (const [iface] of NEEDED) await call(objectPath(u), 'GetAll', 's', [iface]); },
+    'Get x 8, in parallel (getUnit asks 10 in two rounds)': async (u) => { await Promise.all(NEEDED.flatMap(([iface, names]) => /** @type {string[]} */ (names).map((p) => call(objectPath(u), 'Get', 'ss', [iface, p])))); },
   };
-  console.log('shape\tunits_read\tcpu_ms_per_unit\twall_ms_per_unit\tjson_chars_per_unit');
+  console.log('shape\tunits_read\tcpu_ms_per_unit\twall_ms_per_unit');
   for (const [name, read] of Object.entries(shapes)) {
     await Promise.all(units.slice(0, 16).map(read)); // warm
-    bytes = 0;
     const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     for (let r = 0; r < rounds; r++) {
@@ -56,7 +53,7 @@ async function main() {
     const wall = Number(process.hrtime.bigint() - t0) / 1e6;
     const c = process.cpuUsage(c0);
     const reads = rounds * units.length;
-    console.log([name, reads, ((c.user + c.system) / 1000 / reads).toFixed(2), (wall / reads).toFixed(2), (bytes / reads).toFixed(0)].join('\t'));
+    console.log([name, reads, ((c.user + c.system) / 1000 / reads).toFixed(2), (wall / reads).toFixed(2)].join('\t'));
   }
   for (const u of units) await mgr.StopUnit(u, 'replace').catch(() => {});
   bus.disconnect();
