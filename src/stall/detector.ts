@@ -258,14 +258,14 @@ export function resumeFrom(sleptAtMs: number, nowMs: number, cfg: Pick<DetectorC
 }
 
 /**
- * Whether the session pressed its own brake during the window from `from` to `to` with anonymous
- * memory filling it (pure): its memory.events.local `high` moved, and its anon share is at the
- * fuse (detector.anonFuse). A clear window of such a session does not put its feed to sleep: a
+ * Whether the session pressed its own brake during a window with anonymous memory filling it
+ * (pure): its memory.events.local `high` moved in the window, and its anon share is at the fuse
+ * (detector.anonFuse). A clear window of such a session does not put its feed to sleep: a
  * stall may begin at any moment, and a feed asleep saw it only at the next hint, up to hintPaceMs
  * later, then often judged a window diluted by the sleep (the quiet-host bench:detect of session
  * 11: in all 10 wedges the stall began while the feed slept between hints). A brake pressed by
  * page cache (anon under the fuse, whose windows are never hot) lets its feed sleep as before.
  */
-export function pressedInWindow(from: Pick<DetectorSample, 'ownHighEvents'> | undefined, to: Pick<DetectorSample, 'ownHighEvents'>, anonShare: number, cfg: Pick<DetectorConfig, 'anonFuse'>): boolean {
-  return from !== undefined && to.ownHighEvents > from.ownHighEvents && anonShare >= cfg.anonFuse;
+export function pressedInWindow(w: Pick<WindowVerdict, 'ownHighDelta' | 'anonShare'> | undefined, cfg: Pick<DetectorConfig, 'anonFuse'>): boolean {
+  return w !== undefined && w.ownHighDelta > 0 && w.anonShare >= cfg.anonFuse;
 }

@@ -227,8 +227,7 @@ export class SessionFeed {
       }
       throw err;
     }
-    const windowStart = this.state.last;
-    const windowFrom = windowStart?.atMs;
+    const windowFrom = this.state.last?.atMs;
     // The window that ends now was taken at the cadence its timer ran at (of the state it began in).
     const cadence = this.timer !== undefined && this.timerCadence !== undefined ? this.timerCadence : cadenceOf(this.state, this.mode);
     const sample: DetectorSample = { ...raw, unitsInSlice: this.host.unitsInSlice(), measure: this.measure, cadence };
@@ -246,7 +245,7 @@ export class SessionFeed {
     const firedInWindow = windowFrom !== undefined && this.firedAtMs > windowFrom;
     const triggerMuted = sample.atMs - this.firedAtMs < this.host.config.windowS * 1000;
     // Nor while its own brake was pressed by anonymous memory during the window (pressedInWindow).
-    const pressed = pressedInWindow(windowStart, sample, verdict.window?.anonShare ?? 0, this.host.config);
+    const pressed = pressedInWindow(verdict.window, this.host.config);
     if (this.mode === 'psi' && verdict.window !== undefined && verdict.state === 'clear' && this.state.deadline === undefined && !firedInWindow && !triggerMuted && !pressed) this.sleep();
     else if (this.sampling) this.schedule(); // a deadline began or ended: the cadence changed
     return verdict;

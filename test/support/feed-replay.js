@@ -52,15 +52,13 @@ function replayFeed(records, unit, cfg) {
     } else if (r.t_ms < nextAt - HALF_ROUND_MS) continue;
     const cadence = cadenceOf(state, 'psi');
     const from = windowFrom;
-    const windowStart = state.last;
-    const sample = { ...toSample(r, aliveAt(r.t_ms)), cadence };
-    const [next, v] = step(state, sample, cfg);
+    const [next, v] = step(state, { ...toSample(r, aliveAt(r.t_ms)), cadence }, cfg);
     state = next;
     windowFrom = state.last?.atMs ?? r.t_ms; // a short window keeps its older sample, as the feed's state does
     out.push({ t: r.t_ms, cadence, ...v });
     // asleep after a clear window, unless the trigger fired during it or within its own window
     // before (it cannot fire again sooner), or anonymous memory pressed its own brake during it (SessionFeed.sample)
-    if (v.window !== undefined && v.state === 'clear' && state.deadline === undefined && firedAt <= from && r.t_ms - firedAt >= cfg.windowS * 1000 && !pressedInWindow(windowStart, sample, v.window?.anonShare ?? 0, cfg)) {
+    if (v.window !== undefined && v.state === 'clear' && state.deadline === undefined && firedAt <= from && r.t_ms - firedAt >= cfg.windowS * 1000 && !pressedInWindow(v.window, cfg)) {
       awake = false;
       sleptFrom = state.last;
       state = { ...state, last: undefined };

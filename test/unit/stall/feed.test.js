@@ -407,10 +407,10 @@ test('after a short sleep the wake ends a window begun at the last sample; after
 
 test('a clear window in which anonymous memory pressed its own brake keeps the feed awake; one with the brake at rest lets it sleep', () => {
   const { pressedInWindow } = require('../../../dist/stall/detector.js');
-  assert.equal(pressedInWindow(undefined, { ownHighEvents: 5 }, 1, cfg), false, 'no window');
-  assert.equal(pressedInWindow({ ownHighEvents: 5 }, { ownHighEvents: 5 }, 1, cfg), false, 'at rest');
-  assert.equal(pressedInWindow({ ownHighEvents: 5 }, { ownHighEvents: 6 }, 0.95, cfg), true);
-  assert.equal(pressedInWindow({ ownHighEvents: 5 }, { ownHighEvents: 6 }, 0.3, cfg), false, 'page cache presses it: under the anon fuse');
+  assert.equal(pressedInWindow(undefined, cfg), false, 'no window');
+  assert.equal(pressedInWindow({ ownHighDelta: 0, anonShare: 1 }, cfg), false, 'at rest');
+  assert.equal(pressedInWindow({ ownHighDelta: 1, anonShare: 0.95 }, cfg), true);
+  assert.equal(pressedInWindow({ ownHighDelta: 1, anonShare: 0.3 }, cfg), false, 'page cache presses it: under the anon fuse');
   const cg = fakeCgroup();
   const clock = { t: 0 };
   const { feed } = feedOn(cg.dir, clock);
