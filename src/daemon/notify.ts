@@ -25,7 +25,7 @@ export function watchdogIntervalMs(env: NodeJS.ProcessEnv, pid: number): number 
  * How late a watchdog ping came (ms after it was due), or undefined when not late enough to tell
  * (pure): more than a quarter of the watchdog interval. The event loop was then held at least that
  * long, and up to half an interval longer (a hold that began just after a ping); systemd kills
- * sbd when no ping comes within the interval. A warning before the kill that tells nothing.
+ * sbd when no ping comes within the interval, and a kill tells nothing: this warns before one.
  */
 export function pingLateMs(sinceLastMs: number, everyMs: number, intervalMs: number): number | undefined {
   const late = sinceLastMs - everyMs;
