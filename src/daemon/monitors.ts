@@ -5,7 +5,7 @@
  * and one summary line is logged.
  */
 import * as path from 'node:path';
-import type { InboxWriter } from '../inbox/store';
+import { type InboxWriter, toldThrough } from '../inbox/store';
 import { MonitorManager } from '../monitor/manager';
 import { expiresAtAsNowMs } from '../monitor/expiry';
 import { planRecovery } from '../monitor/recovery';
@@ -55,6 +55,14 @@ export function startMonitors(w: MonitorWiring): MonitorManager {
         w.bus()?.emitNotice(session, entry);
       } catch (err) {
         w.log.warn({ event: 'inbox-not-written', session, err }, "cannot write the session's inbox");
+      }
+    },
+    toldThrough: (session) => {
+      try {
+        return toldThrough(w.inbox.read(session));
+      } catch (err) {
+        w.log.warn({ event: 'inbox-not-read', session, err }, "cannot read the session's inbox: its monitors resume from their saved offsets");
+        return new Map();
       }
     },
     resolveProgram: (name) => onPath(name, w.env.PATH),

@@ -22,6 +22,11 @@ export const inboxEntrySchema = z.object({
   text: z.string(),
   lines: z.array(z.string()).optional(),
   truncated: z.number().int().nonnegative().optional(),
+  /** The monitor's id (its handle, in `from`, may grow shorter as others end). */
+  monitor: z.string().optional(),
+  /** For lines read from a tailed file or a spawn's output: the byte offset they were read up to.
+   * The append of the notice is the tell: a restarted sbd resumes past it (monitor/manager.ts). */
+  through: z.number().int().nonnegative().optional(),
 });
 export type InboxEntry = z.output<typeof inboxEntrySchema>;
 
@@ -53,6 +58,13 @@ export function readInbox(dir: string, session: string): InboxEntry[] {
       /* a torn line: skipped */
     }
   }
+  return out;
+}
+
+/** Each monitor's last `through` in a session's entries: how far its told lines were read. */
+export function toldThrough(entries: readonly InboxEntry[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const e of entries) if (e.monitor !== undefined && e.through !== undefined) out.set(e.monitor, e.through);
   return out;
 }
 
@@ -134,6 +146,11 @@ export class InboxWriter {
     const after = fs.statSync(file);
     this.known.set(session, { ino: after.ino, size: after.size, lastId: entry.id, count });
     return entry;
+  }
+
+  /** Every readable entry of a session's inbox, oldest first. */
+  read(session: string): InboxEntry[] {
+    return readInbox(this.dir, session);
   }
 
   /** Forget a session's file (its session ended). */

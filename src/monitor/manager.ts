@@ -57,7 +57,7 @@ export class MonitorManager {
       unfollow: (file) => this.unfollow(file),
       catchUp: (file) => void this.onFile(file),
       tell: (r, kind, text) => {
-        this.host.notify(r.sessionId, { atMs: Date.now(), from: this.handle(r.id), kind, text: `${r.spec.label ?? this.handle(r.id)}: ${text}` });
+        this.host.notify(r.sessionId, { atMs: Date.now(), from: this.handle(r.id), kind, text: `${r.spec.label ?? this.handle(r.id)}: ${text}`, monitor: r.id });
         for (const o of this.observers) o.told?.(r.id);
       },
       lines: (id, lines) => this.output(id, lines),
@@ -84,13 +84,24 @@ export class MonitorManager {
   apply(plan: RecoveryPlan): void {
     for (const c of this.corrupt) archiveRecord(this.host.recordsDir, c.file, c.why); // kept aside with why, never dropped
     this.corrupt = [];
+    const inboxes = new Map<string, ReadonlyMap<string, number>>();
+    const toldThrough = (r: MonitorRecord): number | undefined => {
+      if (r.offset === undefined || !this.host.toldThrough) return undefined;
+      let told = inboxes.get(r.sessionId);
+      if (!told) inboxes.set(r.sessionId, (told = this.host.toldThrough(r.sessionId)));
+      return told.get(r.id);
+    };
     for (const { id, action, why } of plan.actions) {
       const r = this.records.get(id);
       if (!r) continue;
       switch (action) {
         case 'resume':
         case 'reuse': {
-          const mine = { ...r, owner: this.host.owner }; // the lease passes to this sbd
+          // the notice is the tell: an sbd killed after it, before it saved the offset past its
+          // lines, left the offset where they began; it resumes past them, not telling them twice
+          const told = toldThrough(r);
+          const offset = told !== undefined && r.offset !== undefined && told > r.offset ? told : r.offset;
+          const mine = { ...r, owner: this.host.owner, ...(offset !== undefined ? { offset } : {}) }; // the lease passes to this sbd
           this.save(mine);
           this.runner(r)?.resume(this.kit, mine, action);
           break;
@@ -279,13 +290,15 @@ export class MonitorManager {
     slot.batch = undefined;
     if (!notice) return;
     const name = r.spec.label ?? this.handle(id);
+    const readTo = this.readTo.get(id);
     this.host.notify(r.sessionId, {
       atMs: Date.now(), from: this.handle(id), kind: 'match',
       text: `${name}: ${notice.lines.length + notice.truncated} new line${notice.lines.length + notice.truncated === 1 ? '' : 's'} matched`, lines: notice.lines,
       ...(notice.truncated ? { truncated: notice.truncated } : {}),
+      monitor: id, ...(readTo !== undefined ? { through: readTo } : {}),
     });
-    // told: the record's offset moves past them (told first, then saved: a crash between tells twice, never loses)
-    const readTo = this.readTo.get(id);
+    // told: the record's offset moves past them. A crash before this save leaves the offset where
+    // the lines began; the notice's `through` says how far they went (recovery resumes there).
     const now = this.records.get(id);
     if (readTo !== undefined && now && now.offset !== readTo) this.save({ ...now, offset: readTo });
     for (const o of this.observers) o.told?.(id);

@@ -29,3 +29,31 @@ test('a notice told before sbd\'s bus service is exported is written to the inbo
   m.host.notify('fix', { atMs: Date.now(), from: 'abcd1234', kind: 'match', text: 'log: 1 new line matched', lines: ['LINE 2'] });
   assert.deepEqual(readInbox(inboxDir, 'fix').map((e) => e.lines), [['LINE 2']]);
 });
+
+test('recovery reads how far each monitor\'s told lines went from the session\'s inbox (a notice\'s monitor and through)', (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-monwire-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const inboxDir = path.join(dir, 'inbox');
+  const warned = [];
+  const m = startMonitors(/** @type {any} */ ({
+    env: { XDG_STATE_HOME: dir, XDG_RUNTIME_DIR: dir, PATH: '/usr/bin' },
+    manager: { onUnitEvent: () => {} },
+    registry: { on: () => {}, get: () => undefined },
+    watchFile: () => {}, unwatchFile: () => {},
+    bus: () => undefined,
+    owner: { busName: ':1.1', epoch: 1 },
+    inbox: new InboxWriter(inboxDir),
+    log: { info: () => {}, warn: (f) => warned.push(f) },
+  }));
+  t.after(() => m.close());
+  const told = (monitor, through) => m.host.notify('fix', { atMs: Date.now(), from: monitor.slice(0, 4), kind: 'match', text: 't', lines: ['x'], monitor, through });
+  told('aaaa1111', 10);
+  told('bbbb2222', 7);
+  told('aaaa1111', 25);
+  m.host.notify('fix', { atMs: Date.now(), from: 'aaaa', kind: 'exit', text: 'it exited', monitor: 'aaaa1111' });
+  assert.deepEqual([...m.host.toldThrough('fix')], [['aaaa1111', 25], ['bbbb2222', 7]], 'the last through of each, from the file');
+  assert.deepEqual([...m.host.toldThrough('nobody')], [], 'no inbox yet: nothing');
+  fs.mkdirSync(path.join(inboxDir, 'odd.jsonl')); // unreadable as a file (EISDIR), even for root
+  assert.deepEqual([...m.host.toldThrough('odd')], [], 'unreadable: the saved offsets stand');
+  assert.equal(warned.at(-1)?.event, 'inbox-not-read');
+});

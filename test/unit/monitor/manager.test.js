@@ -249,3 +249,36 @@ test('sbd killed -9 inside a coalesce window: the matched lines not yet told are
   assert.deepEqual(third, [], 'nothing told twice');
   assert.equal(a.answer, 'created');
 });
+
+test('sbd killed -9 after a notice was appended, before the offset past its lines was saved: the restart tells none of them again (guest 55 told 18 ticks twice)', async (t) => {
+  const s = setup(t);
+  const log = path.join(s.dir, 'spawn-like.log');
+  fs.writeFileSync(log, 'old\n');
+  const snapshot = path.join(s.dir, 'records-at-the-kill');
+  const told = [];
+  // the kill lands right after the inbox append: the records dir is what the next sbd finds
+  const first = new MonitorManager({ ...s.host, notify: (session, n) => { told.push({ session, ...n }); fs.cpSync(s.host.recordsDir, snapshot, { recursive: true }); } });
+  t.after(() => first.close());
+  const a = await first.start('fix', { type: 'tail', path: log, notifyOn: ['^tick'], coalesceSeconds: 0, label: 'ticker' });
+  fs.appendFileSync(log, 'tick 1\ntick 2\n');
+  first.onFile(log);
+  await settle(20);
+  assert.deepEqual(told.flatMap((n) => n.lines ?? []), ['tick 1', 'tick 2']);
+  assert.equal(told[0].monitor, a.id);
+  assert.equal(told[0].through, fs.statSync(log).size, 'the notice says how far its lines were read');
+  fs.appendFileSync(log, 'tick 3\n'); // while sbd is down
+
+  const again = [];
+  const restarted = new MonitorManager({
+    ...s.host, recordsDir: snapshot,
+    notify: (session, n) => again.push(n),
+    toldThrough: (session) => new Map(told.filter((n) => n.session === session && n.through !== undefined).map((n) => [n.monitor, n.through])),
+  });
+  t.after(() => restarted.close());
+  const loaded = restarted.loadAll();
+  assert.ok(loaded.records[0].offset < told[0].through, 'the kill left the offset where the told lines began');
+  restarted.apply(planRecovery(loaded.records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), 0, Date.now()));
+  await settle(20);
+  assert.deepEqual(again.flatMap((n) => n.lines ?? []), ['tick 3'], 'only what came after the told lines');
+  assert.equal(restarted.get(a.id)?.offset, fs.statSync(log).size);
+});
