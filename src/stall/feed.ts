@@ -37,6 +37,16 @@ export interface FeedHost {
 export type SampleReader = Pick<SampleFiles, 'read' | 'close'>;
 
 /**
+ * How long a sleeping feed keeps its sample's files open before closing them. In a storm a feed
+ * sleeps after a clear window and is woken again within seconds (its brake still pressed), and
+ * each wake opened the seven files anew: 5 % of sbd's CPU in issue 15's storm of 200 (bench:storm
+ * profile). Ten seconds spans those sleeps (a hint wakes at most every hintPaceS, a trigger every
+ * windowS); an idle session still holds its trigger's fd alone (sbctl doctor) ten seconds after
+ * its last window.
+ */
+export const FILES_LINGER_MS = 10_000;
+
+/**
  * Windows in a row that came later than due by more than an onset window before a feed takes
  * steady ones (cadenceUnderLoad): one late window is a hiccup of the machine (on a quiet host a
  * wedge lost 2 s to a single window 0.7 s late in the TCG guest, bench:detect); two in a row
@@ -80,6 +90,8 @@ export class SessionFeed {
   /** The sample's files, open while awake on the PSI feed; closed asleep, so that an idle session
    * holds its trigger's fd alone (sbctl doctor's FILES_PER_SESSION). */
   private files: SampleReader | undefined;
+  /** Closes the files FILES_LINGER_MS after the feed went to sleep (none while awake). */
+  private lingerTimer: NodeJS.Timeout | undefined;
   /** Opening them failed once (EMFILE): told once, then samples read by path. */
   private openFailedTold = false;
   /** The last sample as read (recentFigures). */
@@ -190,6 +202,7 @@ export class SessionFeed {
   /** Hold the sample's files open for the windows to come; false when the cgroup is gone (the
    * feed is over). Any other failure (out of open files) leaves the samples read by path. */
   private openFiles(): boolean {
+    this.cancelLinger();
     if (this.files) return true;
     try {
       this.files = (this.host.openFiles ?? SampleFiles.open)(this.cgroupDir);
@@ -205,8 +218,29 @@ export class SessionFeed {
   }
 
   private closeFiles(): void {
+    this.cancelLinger();
     this.files?.close();
     this.files = undefined;
+  }
+
+  /** Asleep: the files stay open a while, for a wake that comes soon (FILES_LINGER_MS). */
+  private lingerFiles(): void {
+    if (!this.files || this.lingerTimer) return;
+    this.lingerTimer = setTimeout(() => {
+      this.lingerTimer = undefined;
+      this.closeFiles();
+    }, FILES_LINGER_MS);
+    this.lingerTimer.unref();
+  }
+
+  private cancelLinger(): void {
+    if (this.lingerTimer) clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
+  }
+
+  /** Sample files held open now (awake, or asleep within FILES_LINGER_MS). */
+  get holdsFiles(): boolean {
+    return this.files !== undefined;
   }
 
   /** Take one sample now and step the detector. */
@@ -271,7 +305,7 @@ export class SessionFeed {
   }
 
   private sleep(): void {
-    this.closeFiles();
+    this.lingerFiles();
     this.lastSampleAtMs = undefined;
     this.lateInARow = 0;
     this.timerCadence = undefined;

@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { SessionFeed, cadenceUnderLoad, LATE_WINDOWS_UNDER_LOAD } = require('../../../dist/stall/feed.js');
+const { SessionFeed, cadenceUnderLoad, LATE_WINDOWS_UNDER_LOAD, FILES_LINGER_MS } = require('../../../dist/stall/feed.js');
 const { SampleFiles, CgroupGoneError } = require('../../../dist/cgroup/read.js');
 const { writeScopeFiles } = require('../../support/fake-cgroup');
 const { parseConfig } = require('../../../dist/config/load.js');
@@ -67,7 +67,8 @@ function feedOn(dir, clock, open = { n: 0 }) {
   return { feed, verdicts, logs, trigger };
 }
 
-test('asleep until woken; windows while not clear; asleep again once clear', () => {
+test('asleep until woken; windows while not clear; asleep again once clear', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const cg = fakeCgroup();
   const clock = { t: 0 };
   const open = { n: 0 };
@@ -89,10 +90,40 @@ test('asleep until woken; windows while not clear; asleep again once clear', () 
   clock.t = 4000;
   assert.equal(feed.sample()?.window?.kind, 'clear');
   assert.equal(feed.sampling, false, 'clear: back to sleep');
-  assert.equal(open.n, 0, 'asleep again: its sample files closed');
+  assert.equal(open.n, 1, 'asleep: its sample files kept open a while, for a wake that comes soon');
   assert.equal(feed.state.last, undefined, 'the next wake starts from a fresh sample');
+  t.mock.timers.tick(FILES_LINGER_MS);
+  assert.equal(open.n, 0, 'asleep for FILES_LINGER_MS: its sample files closed');
+  assert.equal(feed.holdsFiles, false);
   feed.stop();
   assert.equal(trigger.closed, true);
+});
+
+test('a wake within FILES_LINGER_MS of the sleep reads the files still open; stop closes them', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const open = { n: 0 };
+  let opened = 0;
+  const { feed, trigger } = feedOn(cg.dir, clock, { get n() { return open.n; }, set n(v) { if (v > open.n) opened++; open.n = v; } });
+  feed.start();
+  trigger.fire();
+  clock.t = 2000;
+  feed.sample(); // clear: asleep
+  assert.equal(feed.sampling, false);
+  t.mock.timers.tick(FILES_LINGER_MS - 1);
+  clock.t = 4500;
+  trigger.fire();
+  assert.equal(feed.sampling, true);
+  assert.equal(opened, 1, 'woken within the linger: not opened again');
+  t.mock.timers.tick(FILES_LINGER_MS);
+  assert.equal(open.n, 1, "awake: the linger's close was cancelled");
+  clock.t = 6500;
+  feed.sample(); // clear: asleep again
+  feed.stop();
+  assert.equal(open.n, 0, 'stopped while lingering: closed at once');
+  t.mock.timers.tick(FILES_LINGER_MS);
+  assert.equal(open.n, 0);
 });
 
 test('the wake is ignored while sampling, and a vanished cgroup ends the feed', () => {
