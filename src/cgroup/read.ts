@@ -85,6 +85,7 @@ const SAMPLE_FILES = [
   ['memory.current', false], ['memory.high', false], ['memory.max', false], ['memory.stat', false],
   ['memory.events.local', false], ['memory.pressure', true], ['memory.swap.max', true],
 ] as const;
+export type SampleFileName = (typeof SAMPLE_FILES)[number][0];
 
 /** Parse one sample's texts; `file(name)` names a file in an error. */
 function sampleOf(t: SampleTexts, atMs: number, file: (name: string) => string): MemorySample {
@@ -185,6 +186,13 @@ export class SampleFiles {
       texts[name] = fd === undefined ? undefined : this.text(fd);
     });
     return sampleOf(texts as SampleTexts, atMs, (name) => path.join(this.dir, name));
+  }
+
+  /** One held file's text, read now (undefined when it is absent or the files are closed).
+   * Throws CgroupGoneError when the cgroup was removed. */
+  textOf(name: SampleFileName): string | undefined {
+    const fd = this.fds[SAMPLE_FILES.findIndex(([n]) => n === name)];
+    return fd === undefined ? undefined : this.text(fd);
   }
 
   /** Close every file (again: nothing). */

@@ -113,7 +113,8 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const freeze = new FreezeWatch(config, incidents, () => registry.values(), (unit, err, failed) =>
     log.warn({ event: 'freeze-check-failed', unit, failed, err }, `the freeze check failed for ${failed} session${failed === 1 ? '' : 's'} (first ${unit}); they are checked again next round`),
   );
-  const oomKills = new OomKillWatch({ tell: (i) => incidents.tell(i), observeOnly: config.observeOnly });
+  // the awake feed's held fd, where it has one: a storm's breaches move this file many times a second
+  const oomKills = new OomKillWatch({ tell: (i) => incidents.tell(i), observeOnly: config.observeOnly, heldEventsLocal: (s) => feeds.get(s.unit)?.heldText('memory.events.local') });
   const oomChecks = new KeyedThrottle(OOM_CHECK_EVERY_MS);
   const feeds = new Map<string, SessionFeed>();
   const statusFigures = new StatusFigures({ read: readSessionFigures, now: monotonicMs, turn: () => new Promise((resolve) => setImmediate(resolve)) });

@@ -21,6 +21,9 @@ export interface OomSession {
 export interface OomWatchDeps {
   tell(i: Incident): void;
   observeOnly: boolean;
+  /** The session's memory.events.local read through an fd held already (its awake feed's), or
+   * undefined to read it by path; may throw when the cgroup is gone. */
+  heldEventsLocal?: (s: OomSession) => string | undefined;
   /** The kernel log's records, or why they cannot be read. */
   readKmsg?: () => { records: string[] } | { problem: string };
   now?: () => number;
@@ -105,7 +108,13 @@ export class OomKillWatch {
   constructor(private readonly deps: OomWatchDeps) {}
 
   private count(s: OomSession): number | undefined {
-    const t = read(s.cgroupDir, 'memory.events.local');
+    let t: string | undefined;
+    try {
+      t = this.deps.heldEventsLocal?.(s);
+    } catch {
+      return undefined; // gone (the scope is being stopped)
+    }
+    t ??= read(s.cgroupDir, 'memory.events.local');
     return t === undefined ? undefined : parseFlatKeyed(t, 'memory.events.local').oom_kill;
   }
 

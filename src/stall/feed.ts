@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CgroupGoneError, type MemorySample, readMemorySample, SampleFiles } from '../cgroup/read';
+import { CgroupGoneError, type MemorySample, readMemorySample, SampleFiles, type SampleFileName } from '../cgroup/read';
 import type { DetectorConfig } from '../config/schema';
 import { type NativeError, PsiTrigger, type PsiTriggerSpec, PsiWindowError } from '../native';
 import { monotonicMs } from '../util/clock';
@@ -34,7 +34,7 @@ export interface FeedHost {
 }
 
 /** A sample's files held open while the feed is awake. */
-export type SampleReader = Pick<SampleFiles, 'read' | 'close'>;
+export type SampleReader = Pick<SampleFiles, 'read' | 'close'> & Partial<Pick<SampleFiles, 'textOf'>>;
 
 /**
  * How long a sleeping feed keeps its sample's files open before closing them. In a storm a feed
@@ -236,6 +236,13 @@ export class SessionFeed {
   private cancelLinger(): void {
     if (this.lingerTimer) clearTimeout(this.lingerTimer);
     this.lingerTimer = undefined;
+  }
+
+  /** One of the sample's files read through the fd the feed holds, when it holds them (awake,
+   * or asleep within FILES_LINGER_MS): a positioned read instead of an open, read and close by
+   * path. Undefined when not held; CgroupGoneError when the cgroup was removed. */
+  heldText(name: SampleFileName): string | undefined {
+    return this.files?.textOf?.(name);
   }
 
   /** Sample files held open now (awake, or asleep within FILES_LINGER_MS). */

@@ -75,9 +75,14 @@ test('SampleFiles: the same sample as by path, fresh on every read, optional fil
   assert.equal(s.currentBytes, 4096);
   assert.equal(s.anonBytes, 12345);
   assert.equal(s.swapMaxBytes, Infinity);
+  // one held file's text, as fresh (the OOM watch's read of memory.events.local)
+  fs.writeFileSync(path.join(dir, 'memory.events.local'), 'low 0\nhigh 7\nmax 0\noom 1\noom_kill 1\n');
+  assert.equal(files.textOf('memory.events.local'), 'low 0\nhigh 7\nmax 0\noom 1\noom_kill 1\n');
+  assert.equal(files.textOf('memory.swap.max'), undefined, 'absent: undefined');
   files.close();
   assert.equal(files.openFiles, 0);
   assert.throws(() => files.read(9), /closed/);
+  assert.equal(files.textOf('memory.current'), undefined, 'closed: undefined');
 });
 
 test('SampleFiles: a file longer than the read buffer is read whole', () => {

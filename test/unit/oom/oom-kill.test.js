@@ -123,3 +123,30 @@ test('readKmsg: records of a file; a file it may not open is a problem, not a th
   assert.equal(killsIn(r.records, CG)[0]?.pid, 812);
   assert.deepEqual(readKmsg(path.join(dir, 'missing')), { problem: `${path.join(dir, 'missing')}: ENOENT` });
 });
+
+test('the counter is read through a held fd where the awake feed has one, by path otherwise; a held read of a gone cgroup is no error', () => {
+  const cg = fakeCgroup(0);
+  const told = [];
+  const reads = [];
+  /** @type {string | undefined | Error} */
+  let held;
+  const watch = new OomKillWatch({
+    tell: (i) => told.push(i), observeOnly: false, readKmsg: () => ({ records: [] }),
+    heldEventsLocal: (s) => { reads.push(s.unit); if (held instanceof Error) throw held; return held; },
+  });
+  const s = { unit: 'held.scope', id: 'held', controlGroup: CG, cgroupDir: cg.dir };
+  watch.watch(s); // no fd held: read by path (0 kills)
+  held = 'low 0\nhigh 9\nmax 0\noom 1\noom_kill 1\noom_group_kill 0\n'; // the feed's fd sees a kill the path does not (yet)
+  watch.check(s);
+  assert.equal(told.length, 1, 'the held text was the one read');
+  assert.equal(told[0].count, 1);
+  held = undefined; // the feed slept and closed its files: by path (1 kill there once written)
+  cg.kill(1);
+  watch.check(s);
+  assert.equal(told.length, 1, 'by path: the same count, nothing new');
+  held = new (require('../../../dist/cgroup/read.js').CgroupGoneError)(cg.dir);
+  cg.kill(5);
+  watch.check(s);
+  assert.equal(told.length, 1, 'gone through the held fd: nothing told, no throw');
+  assert.deepEqual(reads, ['held.scope', 'held.scope', 'held.scope', 'held.scope']);
+});

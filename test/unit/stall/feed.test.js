@@ -36,6 +36,7 @@ function kernfsLikeFiles(open) {
         if (!fs.existsSync(dir)) throw new CgroupGoneError(dir);
         return files.read(atMs);
       },
+      textOf: (name) => files.textOf(name),
       close: () => {
         files.close();
         open.n--;
@@ -116,12 +117,14 @@ test('a wake within FILES_LINGER_MS of the sleep reads the files still open; sto
   trigger.fire();
   assert.equal(feed.sampling, true);
   assert.equal(opened, 1, 'woken within the linger: not opened again');
+  assert.match(feed.heldText('memory.events.local') ?? '', /^low \d+\nhigh \d+/m, 'a held file read through its fd (the OOM watch)');
   t.mock.timers.tick(FILES_LINGER_MS);
   assert.equal(open.n, 1, "awake: the linger's close was cancelled");
   clock.t = 6500;
   feed.sample(); // clear: asleep again
   feed.stop();
   assert.equal(open.n, 0, 'stopped while lingering: closed at once');
+  assert.equal(feed.heldText('memory.events.local'), undefined, 'nothing held: the caller reads by path');
   t.mock.timers.tick(FILES_LINGER_MS);
   assert.equal(open.n, 0);
 });
