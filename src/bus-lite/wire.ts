@@ -256,19 +256,37 @@ export interface MethodCall {
 
 /** A method call as bytes. */
 export function encodeMethodCall(serial: number, call: MethodCall): Buffer {
+  return encodeMessage(METHOD_CALL, serial, call, [[FIELD.destination, { signature: 's', value: call.destination }]]);
+}
+
+export interface Signal {
+  path: string;
+  interface: string;
+  member: string;
+  signature?: string;
+  body?: unknown[];
+}
+
+/** A signal as bytes (broadcast: no destination; the bus adds the sender). */
+export function encodeSignal(serial: number, signal: Signal): Buffer {
+  return encodeMessage(SIGNAL, serial, signal, []);
+}
+
+function encodeMessage(type: number, serial: number, m: Signal, more: Array<[number, { signature: string; value: unknown }]>): Buffer {
   const body = new WireWriter();
-  const types = parseSignature(call.signature ?? '');
-  types.forEach((t, i) => body.write(t, call.body?.[i]));
+  const types = parseSignature(m.signature ?? '');
+  types.forEach((t, i) => body.write(t, m.body?.[i]));
   const fields: Array<[number, { signature: string; value: unknown }]> = [
-    [FIELD.path, { signature: 'o', value: call.path }],
-    [FIELD.interface, { signature: 's', value: call.interface }],
-    [FIELD.member, { signature: 's', value: call.member }],
-    [FIELD.destination, { signature: 's', value: call.destination }],
+    [FIELD.path, { signature: 'o', value: m.path }],
+    [FIELD.interface, { signature: 's', value: m.interface }],
+    [FIELD.member, { signature: 's', value: m.member }],
+    ...more,
   ];
-  if (call.signature) fields.push([FIELD.signature, { signature: 'g', value: call.signature }]);
+  if (m.signature) fields.push([FIELD.signature, { signature: 'g', value: m.signature }]);
   const head = new WireWriter();
   const [y, , , , u, , fieldsType] = HEADER as WireType[];
-  for (const v of ['l'.charCodeAt(0), METHOD_CALL, 0, 1]) head.write(y as WireType, v);
+  // no reply expected of a signal (flag 1); a method call's reply is waited for
+  for (const v of ['l'.charCodeAt(0), type, type === SIGNAL ? 1 : 0, 1]) head.write(y as WireType, v);
   head.write(u as WireType, body.length);
   head.write(u as WireType, serial);
   head.write(fieldsType as WireType, fields);

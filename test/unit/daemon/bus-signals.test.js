@@ -1,0 +1,68 @@
+// @ts-check
+'use strict';
+// Issue 15, item 5: sbd's Incident and Notice signals marshalled by its own writer (bus-lite) and
+// written to dbus-next's connection. Against a real dbus-daemon: a dbus-next client (sbctl watch)
+// receives what dbus-next itself would have sent, value for value, in order, with the sender and
+// a serial of sbd's; where the connection is not a plain stream, dbus-next sends them as before.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const dbus = require('dbus-next');
+const { unmarshall } = require('dbus-next/lib/message');
+const { messageToJsFmt } = require('dbus-next/lib/marshall-compat');
+const { exportService, signalWriter } = require('../../../dist/daemon/bus-service.js');
+const { incidentToBus, INCIDENT_SIGNATURE } = require('../../../dist/daemon/bus-types.js');
+const { encodeSignal } = require('../../../dist/bus-lite/wire.js');
+const { watchIncidents } = require('../../../dist/cli/watch.js');
+const { privateBus } = require('../../support/dbus-daemon');
+
+const MiB = 2 ** 20;
+const settle = (ms = 50) => new Promise((r) => setTimeout(r, ms));
+const incident = (n) => ({
+  type: 'standing-still', unit: `s${n}.scope`, session: `s${n}`, atMs: 1_764_500_000_123 + n, message: `standing still ${n}`, observeOnly: false,
+  share: 0.9, anonShare: 0.97, evidence: ['own-high-moved', 'near-own-brake'], deadlineS: 600, fromBytes: Infinity, toBytes: 96 * MiB,
+});
+
+test('a signal as written is what dbus-next reads: a signal, no reply expected, path, interface, member, body', () => {
+  const args = incidentToBus(/** @type {any} */ (incident(1)));
+  const m = messageToJsFmt(unmarshall(encodeSignal(7, { path: '/dev/sessionbrake/Manager1', interface: 'dev.sessionbrake.Manager1', member: 'Incident', signature: INCIDENT_SIGNATURE, body: args })));
+  assert.deepEqual([m.type, m.flags, m.serial, m.path, m.interface, m.member, m.signature], [4, 1, 7, '/dev/sessionbrake/Manager1', 'dev.sessionbrake.Manager1', 'Incident', INCIDENT_SIGNATURE]);
+  assert.deepEqual(m.body.slice(0, 6), args.slice(0, 6));
+  assert.deepEqual(Object.fromEntries(Object.entries(m.body[6]).map(([k, v]) => [k, [v.signature, v.value]])), Object.fromEntries(Object.entries(args[6]).map(([k, v]) => [k, [v.signature, v.value]])));
+});
+
+test('on a real dbus-daemon: sbctl watch receives each incident as told, in order, and notices too', async (t) => {
+  const daemon = await privateBus();
+  t.after(() => daemon.stop());
+  const sbd = dbus.sessionBus({ busAddress: daemon.address });
+  const client = dbus.sessionBus({ busAddress: daemon.address });
+  t.after(() => { sbd.disconnect(); client.disconnect(); });
+  const service = await exportService(sbd, { health: () => /** @type {any} */ ({}), sessions: () => [], slices: () => [] });
+  const lines = [];
+  void watchIncidents(client, true, (l) => lines.push(l));
+  const notices = [];
+  await client.call(new dbus.Message({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'AddMatch', signature: 's', body: ["type='signal',interface='dev.sessionbrake.Manager1',member='Notice'"] }));
+  client.on('message', (m) => { if (m.member === 'Notice') notices.push(m); });
+  await settle(200);
+  const sent = [1, 2, 3].map(incident);
+  for (const i of sent) service.emitIncident(/** @type {any} */ (i));
+  service.emitNotice('s1', { id: 3, atMs: 1_764_500_000_500, from: 'ab12', kind: 'match', text: 'log: 1 new line matched', lines: ['ERROR x'], monitor: 'ab12cd', through: 42 });
+  for (let i = 0; i < 100 && (lines.length < 3 || notices.length < 1); i++) await settle(20);
+  assert.deepEqual(lines.map((l) => JSON.parse(l)), sent.map((i) => ({ ...i, fromBytes: 'infinity' })), 'each incident as told, in order');
+  assert.equal(notices.length, 1);
+  assert.deepEqual(notices[0].body, ['s1', 3n, 1_764_500_000_500_000n, 'ab12', 'match', 'log: 1 new line matched', ['ERROR x'], 0]);
+  assert.equal(notices[0].sender, sbd.name, "sent from sbd's own connection");
+});
+
+test('where the connection is not a plain stream (fd passing, or closed), dbus-next sends it', () => {
+  const used = [];
+  const fake = (stream) => /** @type {any} */ ({ _connection: { stream }, newSerial: () => 9 });
+  const written = [];
+  signalWriter(fake({ writable: true, supportsUnixFd: true, write: (b) => written.push(b) }), (m) => used.push(m))('Incident', 's', ['x']);
+  signalWriter(fake({ writable: false, write: (b) => written.push(b) }), (m) => used.push(m))('Notice', 's', ['x']);
+  signalWriter(fake(undefined), (m) => used.push(m))('Incident', 's', ['x']);
+  assert.deepEqual(used, ['Incident', 'Notice', 'Incident']);
+  assert.equal(written.length, 0);
+  signalWriter(fake({ writable: true, write: (b) => written.push(b) }), (m) => used.push(m))('Incident', 's', ['x']);
+  assert.equal(written.length, 1, 'a plain stream: one message, written whole');
+  assert.equal(unmarshall(written[0]).serial, 9, "the bus's serial");
+});
