@@ -48,7 +48,9 @@ export interface TransientScope extends MemoryProps {
 export type UnitEvent =
   | { type: 'unit-new'; unit: string }
   | { type: 'unit-removed'; unit: string }
-  | { type: 'unit-changed'; unit: string; changed: string[] };
+  /** The Unit interface's PropertiesChanged; with the values of ActiveState and InvocationID
+   * (32 hex digits) when it carried them (systemd 252 and 257 emit both with their values). */
+  | { type: 'unit-changed'; unit: string; changed: string[]; activeState?: string; invocationId?: string };
 
 export interface UserManager {
   /** The active units of these slices (direct children), with their properties. */
@@ -57,6 +59,9 @@ export interface UserManager {
   listLiveUnits(): Promise<string[]>;
   /** One unit's properties; undefined when systemd does not know it. */
   getUnit(unit: string): Promise<UnitInfo | undefined>;
+  /** A scope's or service's memory limits only (three Gets, not getUnit's ten); undefined when
+   * systemd does not know it. */
+  getUnitLimits?(unit: string): Promise<Pick<UnitInfo, 'memoryHigh' | 'memoryMax' | 'memorySwapMax'> | undefined>;
   /** The user manager's Version property, e.g. "252.39-1~deb12u2". */
   managerVersion(): Promise<string>;
   /** A scope's OOMPolicy (init.scope's), or undefined when this systemd's scopes have none. */

@@ -148,7 +148,14 @@ export class DbusUserManager implements UserManager {
       // (the Unit interface's only, as the match rule asks: the type interface's came just before it)
       const unit = unitFromObjectPath(msg.path);
       const [, changed, invalidated] = msg.body as [string, Variants, string[]];
-      if (unit) this.emit({ type: 'unit-changed', unit, changed: [...Object.keys(changed), ...invalidated] });
+      if (!unit) return;
+      const activeState = changed.ActiveState?.value as string | undefined;
+      const invocation = changed.InvocationID?.value as Buffer | undefined;
+      this.emit({
+        type: 'unit-changed', unit, changed: [...Object.keys(changed), ...invalidated],
+        ...(typeof activeState === 'string' ? { activeState } : {}),
+        ...(invocation !== undefined ? { invocationId: invocationIdFromBus(invocation) } : {}),
+      });
     }
   }
 
@@ -248,6 +255,19 @@ export class DbusUserManager implements UserManager {
         ...(kind === 'Timer' ? { result: v<string>('Result') } : {}),
         ...(kind === 'Service' && (v<bigint>('ExecMainStartTimestamp') ?? 0n) > 0n ? { mainStartedAtMs: Number(v<bigint>('ExecMainStartTimestamp')) / 1000 } : {}),
       };
+    } catch (err) {
+      if (err instanceof dbus.DBusError && /UnknownObject|NoSuchUnit|UnknownInterface/.test(err.type)) return undefined;
+      throw err;
+    }
+  }
+
+  async getUnitLimits(unit: string): Promise<Pick<UnitInfo, 'memoryHigh' | 'memoryMax' | 'memorySwapMax'> | undefined> {
+    const kind = unit.endsWith('.scope') ? 'Scope' : unit.endsWith('.service') ? 'Service' : undefined;
+    if (kind === undefined) return undefined;
+    try {
+      const p = await this.getProps(unitObjectPath(unit), `${SYSTEMD}.${kind}`, ['MemoryHigh', 'MemoryMax', 'MemorySwapMax']);
+      const limit = (name: string): number => limitFromBus((p[name] as bigint | undefined) ?? 0xffff_ffff_ffff_ffffn);
+      return { memoryHigh: limit('MemoryHigh'), memoryMax: limit('MemoryMax'), memorySwapMax: limit('MemorySwapMax') };
     } catch (err) {
       if (err instanceof dbus.DBusError && /UnknownObject|NoSuchUnit|UnknownInterface/.test(err.type)) return undefined;
       throw err;

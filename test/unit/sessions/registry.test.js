@@ -204,3 +204,59 @@ test('registry: ended() drops a session the kernel says is gone at once, and a l
   await settle();
   assert.deepEqual(r.list().map((x) => x.invocationId[0]), ['c'], 'a new invocation behind the name is a new session');
 });
+
+test('registry: a change whose signal carries the state is taken without reading the whole unit (issue 15: the storm\'s stops)', async () => {
+  const m = fakeManager(new Map([['l.scope', unit('l.scope')], ['o.scope', unit('o.scope')]]));
+  const reads = [];
+  const get = m.getUnit;
+  m.getUnit = (u) => { reads.push(`unit ${u}`); return get(u); };
+  /** @type {any} */ (m).getUnitLimits = async (u) => { reads.push(`limits ${u}`); const x = m.units.get(u); return x && { memoryHigh: x.memoryHigh, memoryMax: x.memoryMax, memorySwapMax: x.memorySwapMax }; };
+  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
+  const seen = [];
+  r.on('added', (s) => seen.push(`+${s.unit}`));
+  r.on('removed', (s) => seen.push(`-${s.unit}`));
+  await r.start();
+  reads.length = 0;
+  // still live, the same invocation: only the limits read (someone raised its brake)
+  m.units.set('l.scope', { ...unit('l.scope'), memoryHigh: 1 << 29 });
+  m.fire({ type: 'unit-changed', unit: 'l.scope', changed: ['ActiveState', 'InvocationID'], activeState: 'active', invocationId: 'a'.repeat(32) });
+  await settle();
+  await settle();
+  assert.deepEqual(reads, ['limits l.scope']);
+  assert.equal(r.get('l')?.memoryHigh, 1 << 29, 'its limits followed');
+  // stopping: dropped at once, nothing read
+  m.fire({ type: 'unit-changed', unit: 'o.scope', changed: ['ActiveState'], activeState: 'deactivating', invocationId: 'a'.repeat(32) });
+  assert.deepEqual(seen, ['+l.scope', '+o.scope', '-o.scope']);
+  // an unknown unit going down (not a session): nothing read, nothing added
+  m.fire({ type: 'unit-changed', unit: 'other.service', changed: ['ActiveState'], activeState: 'inactive' });
+  await settle();
+  assert.deepEqual(reads, ['limits l.scope']);
+  // a new invocation, a unit not known and live, or a signal without the state: read it all
+  m.units.set('l.scope', unit('l.scope', 'sessions.slice', 'b'.repeat(32)));
+  m.fire({ type: 'unit-changed', unit: 'l.scope', changed: ['InvocationID'], activeState: 'active', invocationId: 'b'.repeat(32) });
+  await settle();
+  m.units.set('n.scope', unit('n.scope'));
+  m.fire({ type: 'unit-changed', unit: 'n.scope', changed: ['ActiveState'], activeState: 'active', invocationId: 'a'.repeat(32) });
+  m.fire({ type: 'unit-changed', unit: 'o.scope', changed: ['SubState'] });
+  await settle();
+  assert.deepEqual(reads, ['limits l.scope', 'unit l.scope', 'unit n.scope', 'unit o.scope']);
+  assert.deepEqual(seen, ['+l.scope', '+o.scope', '-o.scope', '-l.scope', '+l.scope', '+n.scope', '+o.scope']);
+});
+
+test('registry: an event while the limits are read makes a whole read after it', async () => {
+  const m = fakeManager(new Map([['p.scope', unit('p.scope')]]));
+  let release = () => {};
+  const reads = [];
+  /** @type {any} */ (m).getUnitLimits = (u) => { reads.push(`limits ${u}`); return new Promise((resolve) => { release = () => resolve({ memoryHigh: 1, memoryMax: 2, memorySwapMax: 3 }); }); };
+  const get = m.getUnit;
+  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
+  await r.start();
+  m.getUnit = (u) => { reads.push(`unit ${u}`); return get(u); };
+  m.fire({ type: 'unit-changed', unit: 'p.scope', changed: ['ActiveState'], activeState: 'active', invocationId: 'a'.repeat(32) });
+  m.units.set('p.scope', { ...unit('p.scope'), activeState: 'deactivating' });
+  m.fire({ type: 'unit-changed', unit: 'p.scope', changed: ['ActiveState'], activeState: 'deactivating', invocationId: 'a'.repeat(32) });
+  release();
+  for (let i = 0; i < 5; i++) await settle();
+  assert.deepEqual(reads, ['limits p.scope', 'unit p.scope'], 'read again after the limits');
+  assert.equal(r.size, 0, 'and dropped: it is stopping');
+});

@@ -108,3 +108,14 @@ test("a property this systemd does not have is undefined, as GetAll left it", as
   assert.equal((await manager.getUnit('s.scope'))?.memorySwapMax, Infinity);
   manager.close();
 });
+
+test('getUnitLimits: the three limits of a scope, three Gets; a timer has none', async () => {
+  const broker = new FakeBroker();
+  const systemd = await fakeSystemd(broker, scope);
+  const manager = await DbusUserManager.attach(await broker.connect());
+  systemd.calls.length = 0;
+  assert.deepEqual(await manager.getUnitLimits('s.scope'), { memoryHigh: 64 * 2 ** 20, memoryMax: Infinity, memorySwapMax: 0 });
+  assert.deepEqual(systemd.calls.map((c) => c.split(' ').slice(1).join(' ')), ['org.freedesktop.systemd1.Scope MemoryHigh', 'org.freedesktop.systemd1.Scope MemoryMax', 'org.freedesktop.systemd1.Scope MemorySwapMax']);
+  assert.equal(await manager.getUnitLimits('t.timer'), undefined);
+  manager.close();
+});

@@ -114,3 +114,15 @@ test("systemd's PropertiesChanged of a unit's type interface is not an event: it
   assert.deepEqual(events, ['unit-changed s.scope']);
   manager.close();
 });
+
+test('a unit-changed event carries the ActiveState and InvocationID the signal held (the registry takes a stop from it without a read)', async () => {
+  const { systemd, manager } = await setUp();
+  const seen = [];
+  manager.onUnitEvent((e) => seen.push(e));
+  const id = Buffer.from('0123456789abcdef0123456789abcdef', 'hex');
+  systemd.send(dbus.Message.newSignal(UNIT_PATH, 'org.freedesktop.DBus.Properties', 'PropertiesChanged', 'sa{sv}as', ['org.freedesktop.systemd1.Unit', { ActiveState: new dbus.Variant('s', 'deactivating'), SubState: new dbus.Variant('s', 'stop-sigterm'), InvocationID: new dbus.Variant('ay', id) }, []]));
+  systemd.send(dbus.Message.newSignal(UNIT_PATH, 'org.freedesktop.DBus.Properties', 'PropertiesChanged', 'sa{sv}as', ['org.freedesktop.systemd1.Unit', {}, ['ActiveState']]));
+  await settle();
+  assert.deepEqual(seen.map((e) => [e.activeState, e.invocationId]), [['deactivating', '0123456789abcdef0123456789abcdef'], [undefined, undefined]], 'values when carried; none when only invalidated');
+  manager.close();
+});
