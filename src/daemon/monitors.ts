@@ -49,13 +49,20 @@ export function startMonitors(w: MonitorWiring): MonitorManager {
     },
     owner: w.owner,
     notify: (session, notice) => {
+      let entry;
       try {
         // written whether or not the bus is up yet: recovery tells before sbd's interface is exported
-        const entry = w.inbox.append(session, notice);
-        w.bus()?.emitNotice(session, entry);
+        entry = w.inbox.append(session, notice);
       } catch (err) {
         w.log.warn({ event: 'inbox-not-written', session, err }, "cannot write the session's inbox");
+        return undefined;
       }
+      try {
+        w.bus()?.emitNotice(session, entry);
+      } catch (err) {
+        w.log.warn({ event: 'notice-not-signalled', session, err }, 'cannot send the Notice signal (the notice is in the inbox)');
+      }
+      return entry;
     },
     toldThrough: (session) => {
       try {

@@ -61,10 +61,11 @@ export function readInbox(dir: string, session: string): InboxEntry[] {
   return out;
 }
 
-/** Each monitor's last `through` in a session's entries: how far its told lines were read. */
-export function toldThrough(entries: readonly InboxEntry[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const e of entries) if (e.monitor !== undefined && e.through !== undefined) out.set(e.monitor, e.through);
+/** Each monitor's last notice with a `through` in a session's entries: how far its told lines
+ * were read, and the notice's id. */
+export function toldThrough(entries: readonly InboxEntry[]): Map<string, { through: number; notice: number }> {
+  const out = new Map<string, { through: number; notice: number }>();
+  for (const e of entries) if (e.monitor !== undefined && e.through !== undefined) out.set(e.monitor, { through: e.through, notice: e.id });
   return out;
 }
 

@@ -84,12 +84,15 @@ export class MonitorManager {
   apply(plan: RecoveryPlan): void {
     for (const c of this.corrupt) archiveRecord(this.host.recordsDir, c.file, c.why); // kept aside with why, never dropped
     this.corrupt = [];
-    const inboxes = new Map<string, ReadonlyMap<string, number>>();
+    const inboxes = new Map<string, ReadonlyMap<string, { through: number; notice: number }>>();
+    /** Where a notice told after the record's last save says its lines ended (undefined: none). */
     const toldThrough = (r: MonitorRecord): number | undefined => {
       if (r.offset === undefined || !this.host.toldThrough) return undefined;
       let told = inboxes.get(r.sessionId);
       if (!told) inboxes.set(r.sessionId, (told = this.host.toldThrough(r.sessionId)));
-      return told.get(r.id);
+      const last = told.get(r.id);
+      // a notice the record's save came after says nothing new (the file may have been truncated since)
+      return last !== undefined && last.notice > (r.toldNotice ?? 0) ? last.through : undefined;
     };
     for (const { id, action, why } of plan.actions) {
       const r = this.records.get(id);
@@ -99,8 +102,7 @@ export class MonitorManager {
         case 'reuse': {
           // the notice is the tell: an sbd killed after it, before it saved the offset past its
           // lines, left the offset where they began; it resumes past them, not telling them twice
-          const told = toldThrough(r);
-          const offset = told !== undefined && r.offset !== undefined && told > r.offset ? told : r.offset;
+          const offset = toldThrough(r) ?? r.offset;
           const mine = { ...r, owner: this.host.owner, ...(offset !== undefined ? { offset } : {}) }; // the lease passes to this sbd
           this.save(mine);
           this.runner(r)?.resume(this.kit, mine, action);
@@ -291,7 +293,7 @@ export class MonitorManager {
     if (!notice) return;
     const name = r.spec.label ?? this.handle(id);
     const readTo = this.readTo.get(id);
-    this.host.notify(r.sessionId, {
+    const entry = this.host.notify(r.sessionId, {
       atMs: Date.now(), from: this.handle(id), kind: 'match',
       text: `${name}: ${notice.lines.length + notice.truncated} new line${notice.lines.length + notice.truncated === 1 ? '' : 's'} matched`, lines: notice.lines,
       ...(notice.truncated ? { truncated: notice.truncated } : {}),
@@ -300,7 +302,7 @@ export class MonitorManager {
     // told: the record's offset moves past them. A crash before this save leaves the offset where
     // the lines began; the notice's `through` says how far they went (recovery resumes there).
     const now = this.records.get(id);
-    if (readTo !== undefined && now && now.offset !== readTo) this.save({ ...now, offset: readTo });
+    if (readTo !== undefined && now && (now.offset !== readTo || entry)) this.save({ ...now, offset: readTo, ...(entry ? { toldNotice: entry.id } : {}) });
     for (const o of this.observers) o.told?.(id);
   }
 

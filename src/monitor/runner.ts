@@ -37,10 +37,10 @@ export interface MonitorHost {
   session(id: string): MonitorSession | undefined;
   owner: { busName: string; epoch: number };
   /** Tell the session's agent (its inbox and the Notice signal). */
-  notify(session: string, notice: Omit<InboxEntry, 'id'>): void;
+  notify(session: string, notice: Omit<InboxEntry, 'id'>): InboxEntry | void;
   /** How far each monitor's told lines were read, from the notices in the session's inbox (its
    * `through`): a restart resumes past them even when sbd was killed before it saved its offset. */
-  toldThrough?(session: string): ReadonlyMap<string, number>;
+  toldThrough?(session: string): ReadonlyMap<string, { through: number; notice: number }>;
   /** The program's absolute path, from sbd's PATH; undefined when not found. */
   resolveProgram(name: string): string | undefined;
   monotonicMs(): number;

@@ -33,6 +33,9 @@ export const monitorRecordSchema = z
     consecutiveFailures: z.number().int().nonnegative().default(0),
     /** For a tail: the byte offset read up to (resumes there after a restart). */
     offset: z.number().int().nonnegative().optional(),
+    /** The id of the last notice whose lines `offset` is past: a notice in the inbox after it was
+     * told by an sbd killed before it saved the offset (its `through` says how far it read). */
+    toldNotice: z.number().int().positive().optional(),
     truncations: z.number().int().nonnegative().default(0),
     exit: z.object({ code: z.string(), status: z.number().int() }).optional(),
     /** For a process monitor: the process it observes, as verified (its start time tells it from a later process with the same pid). */

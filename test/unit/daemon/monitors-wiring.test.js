@@ -51,7 +51,7 @@ test('recovery reads how far each monitor\'s told lines went from the session\'s
   told('bbbb2222', 7);
   told('aaaa1111', 25);
   m.host.notify('fix', { atMs: Date.now(), from: 'aaaa', kind: 'exit', text: 'it exited', monitor: 'aaaa1111' });
-  assert.deepEqual([...m.host.toldThrough('fix')], [['aaaa1111', 25], ['bbbb2222', 7]], 'the last through of each, from the file');
+  assert.deepEqual([...m.host.toldThrough('fix')], [['aaaa1111', { through: 25, notice: 3 }], ['bbbb2222', { through: 7, notice: 2 }]], 'the last through of each, with its notice id, from the file');
   assert.deepEqual([...m.host.toldThrough('nobody')], [], 'no inbox yet: nothing');
   fs.mkdirSync(path.join(inboxDir, 'odd.jsonl')); // unreadable as a file (EISDIR), even for root
   assert.deepEqual([...m.host.toldThrough('odd')], [], 'unreadable: the saved offsets stand');

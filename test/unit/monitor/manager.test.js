@@ -257,7 +257,7 @@ test('sbd killed -9 after a notice was appended, before the offset past its line
   const snapshot = path.join(s.dir, 'records-at-the-kill');
   const told = [];
   // the kill lands right after the inbox append: the records dir is what the next sbd finds
-  const first = new MonitorManager({ ...s.host, notify: (session, n) => { told.push({ session, ...n }); fs.cpSync(s.host.recordsDir, snapshot, { recursive: true }); } });
+  const first = new MonitorManager({ ...s.host, notify: (session, n) => { told.push({ session, ...n, id: told.length + 1 }); fs.cpSync(s.host.recordsDir, snapshot, { recursive: true }); return told.at(-1); } });
   t.after(() => first.close());
   const a = await first.start('fix', { type: 'tail', path: log, notifyOn: ['^tick'], coalesceSeconds: 0, label: 'ticker' });
   fs.appendFileSync(log, 'tick 1\ntick 2\n');
@@ -272,7 +272,7 @@ test('sbd killed -9 after a notice was appended, before the offset past its line
   const restarted = new MonitorManager({
     ...s.host, recordsDir: snapshot,
     notify: (session, n) => again.push(n),
-    toldThrough: (session) => new Map(told.filter((n) => n.session === session && n.through !== undefined).map((n) => [n.monitor, n.through])),
+    toldThrough: (session) => new Map(told.filter((n) => n.session === session && n.through !== undefined).map((n) => [n.monitor, { through: n.through, notice: n.id }])),
   });
   t.after(() => restarted.close());
   const loaded = restarted.loadAll();
@@ -281,4 +281,36 @@ test('sbd killed -9 after a notice was appended, before the offset past its line
   await settle(20);
   assert.deepEqual(again.flatMap((n) => n.lines ?? []), ['tick 3'], 'only what came after the told lines');
   assert.equal(restarted.get(a.id)?.offset, fs.statSync(log).size);
+});
+
+test('a notice the record was saved after says nothing new: a file truncated and grown since is read from the saved offset, not past the old notice', async (t) => {
+  const s = setup(t);
+  const log = path.join(s.dir, 'rotated.log');
+  fs.writeFileSync(log, '');
+  const told = [];
+  const first = new MonitorManager({ ...s.host, notify: (session, n) => { told.push({ session, ...n, id: told.length + 1 }); return told.at(-1); } });
+  const a = await first.start('fix', { type: 'tail', path: log, notifyOn: ['^ERROR'], coalesceSeconds: 0, label: 'app' });
+  fs.appendFileSync(log, `${'x'.repeat(100)}\nERROR old\n`);
+  first.onFile(log);
+  await settle(20);
+  assert.equal(told.length, 1);
+  assert.equal(first.get(a.id)?.toldNotice, 1, 'the offset saved past notice 1');
+  // truncated (rotated in place): read from its start, nothing matched, the offset saved lower
+  fs.writeFileSync(log, 'ok\n');
+  first.onFile(log);
+  await settle(20);
+  assert.equal(first.get(a.id)?.offset, 3);
+  first.close();
+  // while sbd was down it grew past where notice 1 ended, with a match before that point
+  fs.appendFileSync(log, `ERROR new\n${'y'.repeat(300)}\n`);
+  const again = [];
+  const restarted = new MonitorManager({
+    ...s.host, notify: (session, n) => again.push(n),
+    toldThrough: () => new Map([[a.id, { through: told[0].through, notice: 1 }]]),
+  });
+  t.after(() => restarted.close());
+  const loaded = restarted.loadAll();
+  restarted.apply(planRecovery(loaded.records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), 0, Date.now()));
+  await settle(20);
+  assert.deepEqual(again.flatMap((n) => n.lines ?? []), ['ERROR new'], 'the new file read from its start: nothing lost');
 });
