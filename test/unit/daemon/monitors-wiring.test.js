@@ -11,30 +11,11 @@ const path = require('node:path');
 const { startMonitors } = require('../../../dist/daemon/monitors.js');
 const { InboxWriter, readInbox } = require('../../../dist/inbox/store.js');
 
-test('a notice told before sbd\'s bus service is exported is written to the inbox', (t) => {
+/** sbd's monitors wired to a real inbox in a temporary directory, the rest stubbed. */
+function wired(t, warned = []) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-monwire-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const inboxDir = path.join(dir, 'inbox');
-  const m = startMonitors(/** @type {any} */ ({
-    env: { XDG_STATE_HOME: dir, XDG_RUNTIME_DIR: dir, PATH: '/usr/bin' },
-    manager: { onUnitEvent: () => {} },
-    registry: { on: () => {}, get: () => undefined },
-    watchFile: () => {}, unwatchFile: () => {},
-    bus: () => undefined,
-    owner: { busName: ':1.1', epoch: 1 },
-    inbox: new InboxWriter(inboxDir),
-    log: { info: () => {}, warn: () => {} },
-  }));
-  t.after(() => m.close());
-  m.host.notify('fix', { atMs: Date.now(), from: 'abcd1234', kind: 'match', text: 'log: 1 new line matched', lines: ['LINE 2'] });
-  assert.deepEqual(readInbox(inboxDir, 'fix').map((e) => e.lines), [['LINE 2']]);
-});
-
-test('recovery reads how far each monitor\'s told lines went from the session\'s inbox (a notice\'s monitor and through)', (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-monwire-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const inboxDir = path.join(dir, 'inbox');
-  const warned = [];
   const m = startMonitors(/** @type {any} */ ({
     env: { XDG_STATE_HOME: dir, XDG_RUNTIME_DIR: dir, PATH: '/usr/bin' },
     manager: { onUnitEvent: () => {} },
@@ -46,6 +27,18 @@ test('recovery reads how far each monitor\'s told lines went from the session\'s
     log: { info: () => {}, warn: (f) => warned.push(f) },
   }));
   t.after(() => m.close());
+  return { m, inboxDir };
+}
+
+test('a notice told before sbd\'s bus service is exported is written to the inbox', (t) => {
+  const { m, inboxDir } = wired(t);
+  m.host.notify('fix', { atMs: Date.now(), from: 'abcd1234', kind: 'match', text: 'log: 1 new line matched', lines: ['LINE 2'] });
+  assert.deepEqual(readInbox(inboxDir, 'fix').map((e) => e.lines), [['LINE 2']]);
+});
+
+test('recovery reads how far each monitor\'s told lines went from the session\'s inbox (a notice\'s monitor and through)', (t) => {
+  const warned = [];
+  const { m, inboxDir } = wired(t, warned);
   const told = (monitor, through) => m.host.notify('fix', { atMs: Date.now(), from: monitor.slice(0, 4), kind: 'match', text: 't', lines: ['x'], monitor, through });
   told('aaaa1111', 10);
   told('bbbb2222', 7);
