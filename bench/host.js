@@ -134,6 +134,39 @@ const byPath = measure(() => { let n = 0; for (const p of pids) { try { parseSta
 held.releaseAll();
 out.push(row(`agents' /proc stat, ${pids.length} processes (held fd read at 0 vs. readFileSync by path)`, heldReads, byPath));
 
+// 7. One Incident signal as bytes (issue 15, item 5: ~400 in the storm of 200): sbd's own writer
+// (bus-lite encodeSignal, one growing buffer) against dbus-next's marshalling of the same signal
+// (what sbd's signals went through before session 12).
+const dbus = require('dbus-next');
+const { marshallMessage } = require('dbus-next/lib/marshall-compat');
+const { encodeSignal } = require('../dist/bus-lite/wire.js');
+const { incidentToBus, INCIDENT_SIGNATURE } = require('../dist/daemon/bus-types.js');
+const incidentArgs = incidentToBus(/** @type {any} */ ({
+  type: 'standing-still', unit: 'storm-17.scope', session: 'storm-17', atMs: Date.now(), observeOnly: false,
+  message: 'standing still against its own brake (standing-still; hot: share 0.90 at or above 0.2; share 0.90; anon 0.99; evidence own-high-moved+near-own-brake+alone-in-slice; hot windows 3; deadline in 600 s)',
+  share: 0.9, anonShare: 0.99, evidence: ['own-high-moved', 'near-own-brake', 'alone-in-slice'], deadlineS: 600,
+}));
+const signal = { path: '/dev/sessionbrake/Manager1', interface: 'dev.sessionbrake.Manager1', member: 'Incident', signature: INCIDENT_SIGNATURE, body: incidentArgs };
+const ownSignal = measure(() => (encodeSignal(7, signal).length > 0 ? 1 : 0));
+const dbusNextSignal = measure(() => { const m = dbus.Message.newSignal(signal.path, signal.interface, signal.member, signal.signature, signal.body); m.serial = 7; return marshallMessage(m)[0].length > 0 ? 1 : 0; });
+out.push(row('one Incident signal marshalled (bus-lite vs. dbus-next)', ownSignal, dbusNextSignal));
+
+// 8. The same incident as a journal entry's bytes: encodeEntry (one buffer) against the protocol
+// spelled field by field, a buffer each (what encodeEntry did before session 12).
+const { encodeEntry } = require('../dist/journal/encode.js');
+const { incidentEntry } = require('../dist/journal/incident-entry.js');
+const entryFields = incidentEntry(/** @type {any} */ ({ type: 'standing-still', unit: 'storm-17.scope', session: 'storm-17', atMs: Date.now(), observeOnly: false, message: incidentArgs[4], share: 0.9, anonShare: 0.99, evidence: ['own-high-moved', 'near-own-brake'], deadlineS: 600 }), 4);
+const perField = (fields) => Buffer.concat(fields.flatMap(([name, raw]) => {
+  const value = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
+  if (!value.includes(0x0a)) return [Buffer.from(`${name}=`, 'ascii'), value, Buffer.from('\n')];
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(value.length));
+  return [Buffer.from(`${name}\n`, 'ascii'), length, value, Buffer.from('\n')];
+}));
+const oneBuffer = measure(() => (encodeEntry(entryFields).length > 0 ? 1 : 0));
+const bufferEach = measure(() => (perField(entryFields).length > 0 ? 1 : 0));
+out.push(row(`one incident's journal entry, ${entryFields.length} fields (one buffer vs. a buffer per part)`, oneBuffer, bufferEach));
+
 console.log(`Host benchmarks, ${os.cpus()[0]?.model ?? 'cpu'} ×${os.cpus().length}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`);
 console.log('| what | sessionbrake | baseline | ratio |\n| --- | --- | --- | --- |');
 for (const line of out) console.log(line);

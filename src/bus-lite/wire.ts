@@ -19,8 +19,22 @@ export class WireError extends Error {}
 const BASIC = 'ybnqiuxtdsogh';
 const ALIGN: Record<string, number> = { y: 1, b: 4, n: 2, q: 2, i: 4, u: 4, x: 8, t: 8, d: 8, s: 4, o: 4, g: 1, h: 4, v: 1 };
 
-/** The complete types of a signature ("(su)as" -> two). */
-export function parseSignature(sig: string): WireType[] {
+/** Signatures parsed already: a signal's few, and its variants' (its figures: "d", "t", "as"). */
+const parsed = new Map<string, readonly WireType[]>();
+/** Signatures kept parsed at most: sbd's own are a few dozen; a peer's new ones start it afresh. */
+const PARSED_KEPT = 256;
+
+/** The complete types of a signature ("(su)as" -> two); the same (frozen) answer for the same signature. */
+export function parseSignature(sig: string): readonly WireType[] {
+  const known = parsed.get(sig);
+  if (known) return known;
+  const types = Object.freeze(parseSignatureAnew(sig));
+  if (parsed.size >= PARSED_KEPT) parsed.clear();
+  parsed.set(sig, types);
+  return types;
+}
+
+function parseSignatureAnew(sig: string): WireType[] {
   const out: WireType[] = [];
   let i = 0;
   const one = (): WireType => {
@@ -137,19 +151,29 @@ export class WireReader {
   }
 }
 
-/** Writes values (the few a method call's header and simple arguments need, and all basic types). */
+/**
+ * Writes values into one buffer that grows as needed, each in place: sbd's signals go through it
+ * (issue 15, item 5: a buffer per value and a copy of the whole message per array cost as much as
+ * dbus-next's marshalling in the storm's profile).
+ */
 export class WireWriter {
-  private chunks: Buffer[] = [];
+  private buf = Buffer.allocUnsafe(512);
   length = 0;
 
-  private push(b: Buffer): void {
-    this.chunks.push(b);
-    this.length += b.length;
+  /** Room for `n` more bytes. */
+  private room(n: number): void {
+    if (this.length + n <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + n));
+    this.buf.copy(bigger, 0, 0, this.length);
+    this.buf = bigger;
   }
 
   private align(n: number): void {
     const pad = (n - (this.length % n)) % n;
-    if (pad) this.push(Buffer.alloc(pad));
+    if (!pad) return;
+    this.room(pad);
+    this.buf.fill(0, this.length, this.length + pad);
+    this.length += pad;
   }
 
   write(t: WireType, v: unknown): void {
@@ -181,44 +205,52 @@ export class WireWriter {
         } else {
           for (const x of v as unknown[]) this.write(t.of, x);
         }
-        this.patchU32(lenAt, this.length - start);
+        this.buf.writeUInt32LE(this.length - start, lenAt); // the array's length, in bytes, in place
         return;
       }
     }
   }
 
-  private patchU32(offset: number, value: number): void {
-    const whole = this.toBuffer();
-    whole.writeUInt32LE(value, offset);
-    this.chunks = [whole];
-  }
-
   private basic(code: string, v: unknown): void {
-    const fixed = (n: number, put: (b: Buffer) => void): void => {
-      const b = Buffer.alloc(n);
-      put(b);
-      this.push(b);
-    };
+    const size = FIXED_SIZE[code];
+    if (size !== undefined) {
+      this.room(size);
+      const b = this.buf;
+      const o = this.length;
+      switch (code) {
+        case 'y': b.writeUInt8(v as number, o); break;
+        case 'b': b.writeUInt32LE(v ? 1 : 0, o); break;
+        case 'n': b.writeInt16LE(v as number, o); break;
+        case 'q': b.writeUInt16LE(v as number, o); break;
+        case 'i': b.writeInt32LE(v as number, o); break;
+        case 'u': case 'h': b.writeUInt32LE(v as number, o); break;
+        case 'x': b.writeBigInt64LE(BigInt(v as bigint), o); break;
+        case 't': b.writeBigUInt64LE(BigInt(v as bigint), o); break;
+        case 'd': b.writeDoubleLE(v as number, o); break;
+      }
+      this.length += size;
+      return;
+    }
     switch (code) {
-      case 'y': return fixed(1, (b) => b.writeUInt8(v as number));
-      case 'b': return fixed(4, (b) => b.writeUInt32LE(v ? 1 : 0));
-      case 'n': return fixed(2, (b) => b.writeInt16LE(v as number));
-      case 'q': return fixed(2, (b) => b.writeUInt16LE(v as number));
-      case 'i': return fixed(4, (b) => b.writeInt32LE(v as number));
-      case 'u': case 'h': return fixed(4, (b) => b.writeUInt32LE(v as number));
-      case 'x': return fixed(8, (b) => b.writeBigInt64LE(BigInt(v as bigint)));
-      case 't': return fixed(8, (b) => b.writeBigUInt64LE(BigInt(v as bigint)));
-      case 'd': return fixed(8, (b) => b.writeDoubleLE(v as number));
       case 's': case 'o': {
-        const text = Buffer.from(v as string, 'utf8');
-        fixed(4, (b) => b.writeUInt32LE(text.length));
-        this.push(Buffer.concat([text, Buffer.alloc(1)]));
+        const text = v as string;
+        const n = Buffer.byteLength(text, 'utf8');
+        this.room(4 + n + 1);
+        this.buf.writeUInt32LE(n, this.length);
+        this.buf.write(text, this.length + 4, n, 'utf8');
+        this.buf[this.length + 4 + n] = 0;
+        this.length += 4 + n + 1;
         return;
       }
       case 'g': {
-        const text = Buffer.from(v as string, 'latin1');
-        if (text.length > 255) throw new WireError(`signature too long (${text.length} bytes)`);
-        this.push(Buffer.concat([Buffer.from([text.length]), text, Buffer.alloc(1)]));
+        const text = v as string;
+        const n = Buffer.byteLength(text, 'latin1');
+        if (n > 255) throw new WireError(`signature too long (${n} bytes)`);
+        this.room(1 + n + 1);
+        this.buf[this.length] = n;
+        this.buf.write(text, this.length + 1, n, 'latin1');
+        this.buf[this.length + 1 + n] = 0;
+        this.length += 1 + n + 1;
         return;
       }
       default: throw new WireError(`unknown type code "${code}"`);
@@ -230,10 +262,14 @@ export class WireWriter {
     this.align(n);
   }
 
+  /** The bytes written (a view of the writer's buffer: copy it before writing more). */
   toBuffer(): Buffer {
-    return this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+    return this.buf.subarray(0, this.length);
   }
 }
+
+/** The size of each fixed-size basic type, in bytes. */
+const FIXED_SIZE: Record<string, number> = { y: 1, b: 4, n: 2, q: 2, i: 4, u: 4, h: 4, x: 8, t: 8, d: 8 };
 
 export const METHOD_CALL = 1;
 export const METHOD_RETURN = 2;

@@ -109,9 +109,17 @@ function field(name: string, value: Value): JournalField[] {
   return value === undefined || value === '' ? [] : [[name, value]];
 }
 
+/** Field names made already: incidents' keys are a few dozen, and each incident sends several. */
+const fieldNames = new Map<string, string>();
+
 /** `fairShareBytes` -> `FAIR_SHARE_BYTES`. */
 export function fieldNameOf(key: string): string {
-  return key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+  let name = fieldNames.get(key);
+  if (name === undefined) {
+    name = key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+    if (fieldNames.size < 256) fieldNames.set(key, name); // sbd's own keys; never unbounded
+  }
+  return name;
 }
 
 /** Keys a command line could hide behind: never sent, whatever they hold (they carry tokens). */

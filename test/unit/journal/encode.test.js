@@ -56,3 +56,20 @@ test('a bad field name fails the whole entry, naming it', () => {
   assert.throws(() => encodeEntry([['MESSAGE', 'x'], ['_UID', '0']]), { name: 'RangeError', message: /journal entry: the field name _UID starts with "_"/ });
   assert.throws(() => encodeEntry([['session', 'x']]), { name: 'RangeError', message: /"session"/ });
 });
+
+test('property: any fields, text or bytes, with or without newlines, encode as the protocol spells them field by field', () => {
+  const fc = require('fast-check');
+  /** The protocol, one field at a time (systemd.io/JOURNAL_NATIVE_PROTOCOL). */
+  const reference = (fields) => Buffer.concat(fields.flatMap(([name, raw]) => {
+    const value = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
+    if (!value.includes(0x0a)) return [Buffer.from(`${name}=`), value, Buffer.from('\n')];
+    const length = Buffer.alloc(8);
+    length.writeBigUInt64LE(BigInt(value.length));
+    return [Buffer.from(`${name}\n`), length, value, Buffer.from('\n')];
+  }));
+  const name = fc.stringMatching(/^[A-Z][A-Z0-9_]{0,20}$/);
+  const value = fc.oneof(fc.string(), fc.string().map((s) => `${s}\n${s}`), fc.uint8Array().map((a) => Buffer.from(a)));
+  fc.assert(fc.property(fc.array(fc.tuple(name, value), { maxLength: 12 }), (fields) => {
+    assert.deepEqual(encodeEntry(fields), reference(fields));
+  }), { numRuns: 300 });
+});
