@@ -51,6 +51,9 @@ function watchedFiles(s: Session): string[] {
   return files;
 }
 
+/** The status line systemd shows is updated at most this often (ms): a person reads it; a second late loses nothing. */
+export const STATUS_EVERY_MS = 1000;
+
 const STATE_NAMES: Record<string, SessionState> = { clear: 'ok', warm: 'warm', hot: 'hot', 'standing-still': 'standing-still' };
 
 export async function startService(config: Config, bus: dbus.MessageBus, log: Logger, env: NodeJS.ProcessEnv): Promise<RunningService> {
@@ -192,6 +195,19 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     notify(`STATUS=watching ${registry.size} session${registry.size === 1 ? '' : 's'} (feed ${feedMode()})${config.observeOnly ? ', observe-only' : ''}`);
   };
 
+  // A session added or removed changes the status line; told to systemd at most once a
+  // STATUS_EVERY_MS: each STATUS= makes systemd signal a change of sbd.service (two
+  // PropertiesChanged), 400 of them while a storm's 200 sessions were made.
+  let statusTimer: NodeJS.Timeout | undefined;
+  const statusSoon = (): void => {
+    if (registry.adopting || statusTimer) return; // while adopting: once at READY and once when done
+    statusTimer = setTimeout(() => {
+      statusTimer = undefined;
+      updateStatus();
+    }, STATUS_EVERY_MS);
+    statusTimer.unref();
+  };
+
   const sliceCounts = new SliceCounts(cgroupsInSlice, monotonicMs);
   registry.on('added', (s) => {
     log.info({ event: 'session-added', unit: s.unit, id: s.id, cgroup: s.cgroupDir, agentPid: s.agentPid, memoryHigh: s.memoryHigh, memoryMax: s.memoryMax }, 'session added');
@@ -232,7 +248,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     reaper.watch(s);
     slices.watch(s);
     oomKills.watch(s);
-    if (!registry.adopting) updateStatus(); // while adopting: once at READY and once when done
+    statusSoon();
     metrics.changed();
   });
   registry.on('removed', (s, why) => {
@@ -253,7 +269,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     incidents.forget(s.unit);
     save(s.unit, undefined);
     slices.unwatch(s);
-    if (!registry.adopting) updateStatus();
+    statusSoon();
     metrics.changed();
   });
 

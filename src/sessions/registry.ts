@@ -58,6 +58,10 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
   /** Sessions the kernel said were over (unit -> invocation), until systemd removes the unit:
    * a lookup that still reads the unit as active must not adopt the same invocation again. */
   private readonly over = new Map<string, string>();
+  /** Live units read and found outside the slices (unit -> invocation): a unit's slice is fixed
+   * while it runs, so a later change of the same invocation needs no read (sbd.service itself
+   * changes with each STATUS= it sends). */
+  private readonly elsewhere = new Map<string, string>();
 
   constructor(
     private readonly manager: UserManager,
@@ -80,6 +84,7 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
       if (!/\.(scope|service)$/.test(e.unit)) return;
       if (e.type === 'unit-removed') {
         this.over.delete(e.unit);
+        this.elsewhere.delete(e.unit);
         this.drop(e.unit);
         if (this.pending.has(e.unit)) this.stale.add(e.unit); // its lookup must not bring it back
       } else if (e.type !== 'unit-changed' || !this.changedLightly(e)) void this.refresh(e.unit);
@@ -88,15 +93,18 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
 
   /**
    * A change whose signal says enough is taken without reading the whole unit again (getUnit is
-   * ten Gets: a storm's 200 scopes stopping made the registry 11 % of sbd's CPU, bench:storm):
-   * a unit no longer live is dropped, or not adopted; a session still live in the same invocation
-   * has only its limits read (someone may have changed them). False: read it all (a unit being
-   * looked up, a new invocation, a unit not known yet, or a signal without the values).
+   * ten Gets: a storm's 200 scopes made the registry 11-14 % of sbd's CPU, bench:storm): a unit
+   * no longer live is dropped, or not adopted; a session still live in the same invocation has
+   * only its limits read (someone may have changed them); a live unit read before outside the
+   * slices, in the same invocation, is left alone. False: read it all (a unit being looked up, a
+   * new invocation, a unit not known yet, or a signal without the values).
    */
   private changedLightly(e: { unit: string; activeState?: string; invocationId?: string }): boolean {
     if (e.activeState === undefined || this.pending.has(e.unit)) return false;
     const known = this.byUnit.get(e.unit);
+    if (!known && e.invocationId !== undefined && LIVE.has(e.activeState) && this.elsewhere.get(e.unit) === e.invocationId) return true;
     if (!LIVE.has(e.activeState)) {
+      this.elsewhere.delete(e.unit);
       if (known && (e.invocationId === undefined || e.invocationId === known.invocationId)) this.drop(e.unit);
       return known === undefined || e.invocationId === undefined || e.invocationId === known.invocationId;
     }
@@ -215,6 +223,8 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
 
   private consider(info: UnitInfo): void {
     const known = this.byUnit.get(info.unit);
+    if (!this.slices.includes(info.slice) && LIVE.has(info.activeState) && info.invocationId !== '') this.elsewhere.set(info.unit, info.invocationId);
+    else this.elsewhere.delete(info.unit);
     const live = this.slices.includes(info.slice) && LIVE.has(info.activeState) && info.controlGroup !== '' && this.over.get(info.unit) !== info.invocationId;
     if (!live) {
       if (known) this.drop(info.unit);

@@ -260,3 +260,28 @@ test('registry: an event while the limits are read makes a whole read after it',
   assert.deepEqual(reads, ['limits p.scope', 'unit p.scope'], 'read again after the limits');
   assert.equal(r.size, 0, 'and dropped: it is stopping');
 });
+
+test('registry: a live unit read once outside the slices is not read again for a change of the same invocation (sbd.service at each STATUS=)', async () => {
+  const m = fakeManager(new Map([['sbd.service', unit('sbd.service', 'app.slice', 'c'.repeat(32))]]));
+  const reads = [];
+  const get = m.getUnit;
+  m.getUnit = (u) => { reads.push(u); return get(u); };
+  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
+  await r.start();
+  reads.length = 0;
+  const changed = (inv, state = 'active') => m.fire({ type: 'unit-changed', unit: 'sbd.service', changed: ['ActiveState', 'InvocationID'], activeState: state, invocationId: inv });
+  for (let i = 0; i < 5; i++) changed('c'.repeat(32));
+  await settle();
+  assert.deepEqual(reads, [], 'read while adopting, outside the slices: the same invocation again reads nothing');
+  m.units.set('sbd.service', unit('sbd.service', 'app.slice', 'd'.repeat(32)));
+  changed('d'.repeat(32));
+  await settle();
+  changed('d'.repeat(32));
+  await settle();
+  assert.deepEqual(reads, ['sbd.service'], 'a new invocation: read once');
+  m.fire({ type: 'unit-removed', unit: 'sbd.service' });
+  changed('d'.repeat(32));
+  await settle();
+  assert.equal(reads.length, 2, 'removed: forgotten, read again');
+  assert.equal(r.size, 0);
+});
