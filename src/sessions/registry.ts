@@ -52,6 +52,9 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
   /** Units with an event after their lookup began: that lookup may have read the state before
    * the event (a new scope reads "inactive" while systemd starts it), so it is read again. */
   private readonly stale = new Set<string>();
+  /** For a stale unit: the values of the events that came during its lookup (the last event's
+   * state and invocation), or null when one came without them (it is read again then). */
+  private readonly seenMeanwhile = new Map<string, { activeState: string; invocationId: string } | null>();
   /** While adopt() runs: the units read so far of those listed (listed: null while the listing
    * runs); undefined when not adopting. */
   adopting: { adopted: number; listed: number | null } | undefined;
@@ -86,8 +89,8 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
         this.over.delete(e.unit);
         this.elsewhere.delete(e.unit);
         this.drop(e.unit);
-        if (this.pending.has(e.unit)) this.stale.add(e.unit); // its lookup must not bring it back
-      } else if (e.type !== 'unit-changed' || !this.changedLightly(e)) void this.refresh(e.unit);
+        if (this.pending.has(e.unit)) this.markStale(e.unit); // its lookup must not bring it back
+      } else if (e.type !== 'unit-changed' || !this.changedLightly(e)) void this.refresh(e.unit, e.type === 'unit-changed' ? e : undefined);
     });
   }
 
@@ -117,6 +120,7 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
       }, (err: unknown) => this.onWarn('cannot read a unit from systemd', { unit: e.unit, err }))
       .finally(() => {
         this.pending.delete(e.unit);
+        this.seenMeanwhile.delete(e.unit);
         if (this.stale.delete(e.unit)) void this.refresh(e.unit); // another event meanwhile: read it all
       });
     return true;
@@ -197,17 +201,35 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
   }
 
   /** Read the unit and adopt, follow or drop it; false when systemd's answer was an error. */
-  private async refresh(unit: string): Promise<boolean> {
+  /** An event came while the unit is looked up: `values` are its state and invocation, when it carried them. */
+  private markStale(unit: string, values?: { activeState?: string; invocationId?: string }): void {
+    const before = this.seenMeanwhile.get(unit);
+    const complete = values?.activeState !== undefined && values.invocationId !== undefined;
+    this.seenMeanwhile.set(unit, complete && before !== null ? { activeState: values.activeState as string, invocationId: values.invocationId as string } : null);
+    this.stale.add(unit);
+  }
+
+  private async refresh(unit: string, values?: { activeState?: string; invocationId?: string }): Promise<boolean> {
     if (this.pending.has(unit)) {
-      this.stale.add(unit);
-      return true; // the lookup in flight reads it again
+      this.markStale(unit, values);
+      return true; // the lookup in flight reads it again, or takes the event's values
     }
     this.pending.add(unit);
     try {
       let info: UnitInfo | undefined;
       do {
         this.stale.delete(unit);
+        this.seenMeanwhile.delete(unit);
         info = await this.manager.getUnit(unit);
+        // Events came meanwhile (a new scope: UnitNew, then activating, then active). When each
+        // carried its state and the invocation read is theirs, the last one's state is taken as
+        // the state now (the rest of what was read holds for the invocation: cgroup, slice);
+        // else it is read again (200 new scopes were read twice each, bench:storm).
+        const meanwhile = this.seenMeanwhile.get(unit);
+        if (this.stale.has(unit) && meanwhile && info && info.controlGroup !== '' && info.invocationId === meanwhile.invocationId) {
+          info = { ...info, activeState: meanwhile.activeState };
+          this.stale.delete(unit);
+        }
       } while (this.stale.has(unit)); // read before the latest event: read again
       if (info === undefined) this.drop(unit);
       else this.consider(info);
@@ -218,6 +240,7 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
     } finally {
       this.pending.delete(unit);
       this.stale.delete(unit);
+      this.seenMeanwhile.delete(unit);
     }
   }
 

@@ -285,3 +285,57 @@ test('registry: a live unit read once outside the slices is not read again for a
   assert.equal(reads.length, 2, 'removed: forgotten, read again');
   assert.equal(r.size, 0);
 });
+
+test('registry: events with their state during a new unit\'s lookup are taken from the signal, not read again; without it, or of another invocation, read again', async () => {
+  const { m, answer } = slowManager();
+  let lookups = 0;
+  const get = m.getUnit;
+  m.getUnit = (u) => { lookups++; return get(u); };
+  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
+  await r.start();
+  const inv = 'a'.repeat(32);
+  const changed = (u, activeState, invocationId = inv) => m.fire({ type: 'unit-changed', unit: u, changed: ['ActiveState'], activeState, invocationId });
+  // a transient scope: UnitNew while systemd starts it (read inactive), then activating, active
+  m.units.set('t.scope', { ...unit('t.scope'), activeState: 'inactive' });
+  m.fire({ type: 'unit-new', unit: 't.scope' });
+  changed('t.scope', 'activating');
+  changed('t.scope', 'active');
+  await answer();
+  assert.equal(lookups, 1, 'one read: the state is the last signal\'s');
+  assert.deepEqual(r.list().map((s) => s.unit), ['t.scope']);
+  // the last signal says it stopped: not adopted, still one read
+  m.units.set('u.scope', { ...unit('u.scope'), activeState: 'active' });
+  m.fire({ type: 'unit-new', unit: 'u.scope' });
+  changed('u.scope', 'deactivating');
+  await answer();
+  assert.equal(lookups, 2);
+  assert.equal(r.get('u'), undefined, 'stopping: not a session');
+  // one event without the values: read again
+  m.units.set('v.scope', { ...unit('v.scope'), activeState: 'inactive' });
+  m.fire({ type: 'unit-new', unit: 'v.scope' });
+  changed('v.scope', 'activating');
+  m.fire({ type: 'unit-changed', unit: 'v.scope', changed: ['ActiveState'] });
+  m.units.set('v.scope', unit('v.scope'));
+  await answer();
+  await answer();
+  assert.equal(lookups, 4, 'read twice');
+  assert.ok(r.get('v'));
+  // a read of another invocation than the signal's (restarted meanwhile): read again
+  m.units.set('w.scope', { ...unit('w.scope', 'sessions.slice', 'b'.repeat(32)), activeState: 'inactive' });
+  m.fire({ type: 'unit-new', unit: 'w.scope' });
+  m.units.set('w.scope', unit('w.scope', 'sessions.slice', 'c'.repeat(32)));
+  changed('w.scope', 'active', 'c'.repeat(32));
+  await answer();
+  await answer();
+  assert.equal(lookups, 6);
+  assert.equal(r.get('w')?.invocationId, 'c'.repeat(32));
+  // no cgroup in the first read (systemd had not made it yet): read again
+  m.units.set('x.scope', { ...unit('x.scope'), activeState: 'inactive', controlGroup: '' });
+  m.fire({ type: 'unit-new', unit: 'x.scope' });
+  m.units.set('x.scope', unit('x.scope'));
+  changed('x.scope', 'active');
+  await answer();
+  await answer();
+  assert.equal(lookups, 8);
+  assert.ok(r.get('x'));
+});
