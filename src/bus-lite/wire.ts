@@ -24,7 +24,8 @@ const parsed = new Map<string, readonly WireType[]>();
 /** Signatures kept parsed at most: sbd's own are a few dozen; a peer's new ones start it afresh. */
 const PARSED_KEPT = 256;
 
-/** The complete types of a signature ("(su)as" -> two); the same (frozen) answer for the same signature. */
+/** The complete types of a signature ("(su)as" -> two). The same answer for the same signature,
+ * shared: its array is frozen, and no caller changes the types in it. */
 export function parseSignature(sig: string): readonly WireType[] {
   const known = parsed.get(sig);
   if (known) return known;
@@ -234,6 +235,8 @@ export class WireWriter {
     switch (code) {
       case 's': case 'o': {
         const text = v as string;
+        // the specification forbids NUL in a string, and dbus-daemon drops a connection that sends one
+        if (text.includes('\0')) throw new WireError(`a D-Bus string holds no NUL byte: ${JSON.stringify(text.slice(0, 40))}`);
         const n = Buffer.byteLength(text, 'utf8');
         this.room(4 + n + 1);
         this.buf.writeUInt32LE(n, this.length);

@@ -194,8 +194,11 @@ class ManagerInterface extends dbus.interface.Interface {
 export const NOTICE_SIGNATURE = 'sttsssasu';
 export type NoticeArgs = [string, bigint, bigint, string, string, string, string[], number];
 
+/** A NUL byte, which no D-Bus string may hold, as U+FFFD: a tailed file's line may carry one. */
+const noNul = (text: string): string => (text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text);
+
 export function noticeToBus(session: string, e: InboxEntry): NoticeArgs {
-  return [session, BigInt(e.id), BigInt(Math.round(e.atMs * 1000)), e.from, e.kind, e.text, e.lines ?? [], e.truncated ?? 0];
+  return [session, BigInt(e.id), BigInt(Math.round(e.atMs * 1000)), e.from, e.kind, noNul(e.text), (e.lines ?? []).map(noNul), e.truncated ?? 0];
 }
 
 export function noticeFromBus(args: NoticeArgs): { session: string; entry: InboxEntry } {

@@ -71,7 +71,13 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     metrics.metrics.count(i);
     metrics.changed();
   });
-  incidents.onIncident((i) => busService?.emitIncident(i));
+  incidents.onIncident((i) => {
+    try {
+      busService?.emitIncident(i);
+    } catch (err) {
+      log.warn({ event: 'incident-not-signalled', unit: i.unit, err }, 'cannot send the Incident signal (the incident is in the journal)');
+    }
+  });
   // The agent's own view (issue 13): what concerns it goes to its session's inbox, and as a signal.
   const inbox = new InboxWriter(inboxDir(env)); // one writer: it knows each file as it left it
   incidents.onIncident((i) => {
@@ -364,6 +370,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   return {
     stop: () => {
       stopWatchdog();
+      if (statusTimer) clearTimeout(statusTimer);
       metrics.close(); // the textfile stays: its age shows sbd stopped
       freeze.stop();
       monitors.close();

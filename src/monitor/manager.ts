@@ -86,13 +86,13 @@ export class MonitorManager {
     this.corrupt = [];
     const inboxes = new Map<string, ReadonlyMap<string, { through: number; notice: number }>>();
     /** Where a notice told after the record's last save says its lines ended (undefined: none). */
-    const toldThrough = (r: MonitorRecord): number | undefined => {
+    const toldThrough = (r: MonitorRecord): { through: number; notice: number } | undefined => {
       if (r.offset === undefined || !this.host.toldThrough) return undefined;
       let told = inboxes.get(r.sessionId);
       if (!told) inboxes.set(r.sessionId, (told = this.host.toldThrough(r.sessionId)));
       const last = told.get(r.id);
       // a notice the record's save came after says nothing new (the file may have been truncated since)
-      return last !== undefined && last.notice > (r.toldNotice ?? 0) ? last.through : undefined;
+      return last !== undefined && last.notice > (r.toldNotice ?? 0) ? last : undefined;
     };
     for (const { id, action, why } of plan.actions) {
       const r = this.records.get(id);
@@ -102,8 +102,9 @@ export class MonitorManager {
         case 'reuse': {
           // the notice is the tell: an sbd killed after it, before it saved the offset past its
           // lines, left the offset where they began; it resumes past them, not telling them twice
-          const offset = toldThrough(r) ?? r.offset;
-          const mine = { ...r, owner: this.host.owner, ...(offset !== undefined ? { offset } : {}) }; // the lease passes to this sbd
+          // (saved with the notice's id: at a later restart that notice is old news)
+          const told = toldThrough(r);
+          const mine = { ...r, owner: this.host.owner, ...(told ? { offset: told.through, toldNotice: told.notice } : {}) }; // the lease passes to this sbd
           this.save(mine);
           this.runner(r)?.resume(this.kit, mine, action);
           break;
@@ -301,8 +302,10 @@ export class MonitorManager {
     });
     // told: the record's offset moves past them. A crash before this save leaves the offset where
     // the lines began; the notice's `through` says how far they went (recovery resumes there).
+    // Not written (the inbox could not be, sbd warned): the offset stays where they began, so an
+    // sbd restarted before more lines are read tells them then (more lines read move it on).
     const now = this.records.get(id);
-    if (readTo !== undefined && now && (now.offset !== readTo || entry)) this.save({ ...now, offset: readTo, ...(entry ? { toldNotice: entry.id } : {}) });
+    if (readTo !== undefined && now && entry) this.save({ ...now, offset: readTo, toldNotice: entry.id });
     for (const o of this.observers) o.told?.(id);
   }
 

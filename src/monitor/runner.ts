@@ -36,8 +36,9 @@ export interface MonitorHost {
   unwatchFile(file: string): void;
   session(id: string): MonitorSession | undefined;
   owner: { busName: string; epoch: number };
-  /** Tell the session's agent (its inbox and the Notice signal). */
-  notify(session: string, notice: Omit<InboxEntry, 'id'>): InboxEntry | void;
+  /** Tell the session's agent (its inbox and the Notice signal): the entry as written, or
+   * undefined when the inbox could not be written (then nothing was told). */
+  notify(session: string, notice: Omit<InboxEntry, 'id'>): InboxEntry | undefined;
   /** How far each monitor's told lines were read, from the notices in the session's inbox (its
    * `through`): a restart resumes past them even when sbd was killed before it saved its offset. */
   toldThrough?(session: string): ReadonlyMap<string, { through: number; notice: number }>;

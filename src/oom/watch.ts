@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseFlatKeyed, parseLimit, parseSingle } from '../cgroup/parse';
+import { CgroupGoneError } from '../cgroup/read';
 import type { Incident } from '../daemon/incidents';
 import { type LoggedKill, type OomFigures, describeKills, killsIn, newKills } from './kills';
 
@@ -111,8 +112,9 @@ export class OomKillWatch {
     let t: string | undefined;
     try {
       t = this.deps.heldEventsLocal?.(s);
-    } catch {
-      return undefined; // gone (the scope is being stopped)
+    } catch (err) {
+      if (err instanceof CgroupGoneError) return undefined; // gone (the scope is being stopped)
+      t = undefined; // any other failure of the held fd: read by path
     }
     t ??= read(s.cgroupDir, 'memory.events.local');
     return t === undefined ? undefined : parseFlatKeyed(t, 'memory.events.local').oom_kill;

@@ -34,6 +34,21 @@ export interface Session {
 }
 
 const LIVE = new Set(['active', 'activating', 'reloading']);
+
+/**
+ * Where a state comes in one invocation's life: activating, active (or reloading), deactivating,
+ * then inactive or failed. A unit read as "inactive" with its cgroup made is starting (systemd
+ * sends UnitNew before the start job runs); an event that says "inactive" is its end.
+ */
+function stateOrder(state: string, from: 'read' | 'event'): number {
+  switch (state) {
+    case 'inactive': return from === 'read' ? 0 : 4;
+    case 'activating': return 1;
+    case 'active': case 'reloading': return 2;
+    case 'deactivating': return 3;
+    default: return 4; // failed, maintenance
+  }
+}
 /** Units read at once while adopting: enough to keep the bus and systemd busy (a read is a round
  * trip), few enough that the watchdog's ping and a caller's GetStatus are not queued behind
  * thousands of replies. */
@@ -112,7 +127,7 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
       return known === undefined || e.invocationId === undefined || e.invocationId === known.invocationId;
     }
     const getLimits = this.manager.getUnitLimits?.bind(this.manager);
-    if (!known || !getLimits || (e.invocationId !== undefined && e.invocationId !== known.invocationId)) return false;
+    if (!known || !getLimits || e.invocationId !== known.invocationId) return false; // (without an InvocationID: read it all)
     this.pending.add(e.unit);
     void getLimits(e.unit)
       .then((limits) => {
@@ -200,7 +215,6 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
     return this.byUnit.size;
   }
 
-  /** Read the unit and adopt, follow or drop it; false when systemd's answer was an error. */
   /** An event came while the unit is looked up: `values` are its state and invocation, when it carried them. */
   private markStale(unit: string, values?: { activeState?: string; invocationId?: string }): void {
     const before = this.seenMeanwhile.get(unit);
@@ -209,6 +223,7 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
     this.stale.add(unit);
   }
 
+  /** Read the unit and adopt, follow or drop it; false when systemd's answer was an error. */
   private async refresh(unit: string, values?: { activeState?: string; invocationId?: string }): Promise<boolean> {
     if (this.pending.has(unit)) {
       this.markStale(unit, values);
@@ -222,12 +237,14 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
         this.seenMeanwhile.delete(unit);
         info = await this.manager.getUnit(unit);
         // Events came meanwhile (a new scope: UnitNew, then activating, then active). When each
-        // carried its state and the invocation read is theirs, the last one's state is taken as
-        // the state now (the rest of what was read holds for the invocation: cgroup, slice);
-        // else it is read again (200 new scopes were read twice each, bench:storm).
+        // carried its state and the invocation read is theirs, no second read: within one
+        // invocation a unit only moves on (STATE_ORDER), so of the read's state and the last
+        // event's, the later one is the state now, whichever came first on the bus; the rest of
+        // what was read holds for the invocation (cgroup, slice). Else it is read again (200 new
+        // scopes were read twice each, bench:storm).
         const meanwhile = this.seenMeanwhile.get(unit);
         if (this.stale.has(unit) && meanwhile && info && info.controlGroup !== '' && info.invocationId === meanwhile.invocationId) {
-          info = { ...info, activeState: meanwhile.activeState };
+          if (stateOrder(meanwhile.activeState, 'event') > stateOrder(info.activeState, 'read')) info = { ...info, activeState: meanwhile.activeState };
           this.stale.delete(unit);
         }
       } while (this.stale.has(unit)); // read before the latest event: read again

@@ -22,7 +22,7 @@ async function setup(t) {
     stopUnit: async () => {}, getUnit: async () => undefined,
     watchFile: () => {}, unwatchFile: () => {},
     session: (id) => (id === 'fix' ? { id: 'fix', unit: 'sb-fix.scope', invocationId: 'a'.repeat(32), slice: 'sessions.slice', memoryHigh: 2 ** 29 } : undefined),
-    owner: { busName: ':1.1', epoch: 1 }, notify: () => {}, resolveProgram: () => undefined, monotonicMs: () => performance.now(), log: () => {},
+    owner: { busName: ':1.1', epoch: 1 }, notify: (_s, n) => ({ ...n, id: 1 }), resolveProgram: () => undefined, monotonicMs: () => performance.now(), log: () => {},
   });
   const broker = new FakeBroker();
   const sbd = await broker.connect();

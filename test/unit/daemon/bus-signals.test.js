@@ -77,6 +77,13 @@ test('on a real dbus-daemon: sbctl watch receives each incident as told, in orde
   assert.equal(notices.length, 1);
   assert.deepEqual(notices[0].body, ['s1', 3n, 1_764_500_000_500_000n, 'ab12', 'match', 'log: 1 new line matched', ['ERROR x'], 0]);
   assert.equal(notices[0].sender, sbd.name, "sent from sbd's own connection");
+  // a tailed line holding a NUL byte (no D-Bus string may): sent as U+FFFD, and sbd stays connected
+  service.emitNotice('s1', { id: 4, atMs: 1_764_500_000_600, from: 'ab12', kind: 'match', text: 'bin\0ary: 1 new line matched', lines: ['ERROR \0 x'] });
+  service.emitIncident(/** @type {any} */ (incident(4)));
+  for (let i = 0; i < 100 && (lines.length < 4 || notices.length < 2); i++) await settle(20);
+  assert.deepEqual(notices[1]?.body.slice(5, 7), ['bin\uFFFDary: 1 new line matched', ['ERROR \uFFFD x']]);
+  assert.equal(JSON.parse(lines[3]).unit, 's4.scope', 'the connection lives on: the next signal arrives');
+  assert.throws(() => encodeSignal(1, { path: '/p', interface: 'x.y', member: 'S', signature: 's', body: ['a\0b'] }), /holds no NUL byte/, 'the writer itself refuses one');
 });
 
 test('where the connection is not a plain stream (fd passing, or closed), dbus-next sends it', () => {

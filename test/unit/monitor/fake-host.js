@@ -50,7 +50,7 @@ function fakeHost(t, opts = {}) {
     unwatchFile: (f) => { watch?.remove(f); watched.delete(f); },
     session: (id) => (id === 'fix' ? { id: 'fix', unit: 'sb-fix.scope', invocationId: 'a'.repeat(32), slice: 'sessions.slice', memoryHigh: 2 ** 29 } : undefined),
     owner: { busName: ':1.7', epoch: 1 },
-    notify: (session, n) => notices.push({ session, ...n }),
+    notify: (session, n) => (notices.push({ session, ...n }), { ...n, id: notices.length }),
     resolveProgram: (name) => `/usr/bin/${name}`,
     monotonicMs: () => performance.now(),
     log: (level, msg, fields) => logs.push({ level, msg, fields }),

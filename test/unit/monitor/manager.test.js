@@ -30,7 +30,7 @@ function setup(t) {
     watchFile: (f) => watched.add(f), unwatchFile: (f) => watched.delete(f),
     session: (id) => (id === 'fix' ? { id: 'fix', unit: 'sb-fix.scope', invocationId: 'a'.repeat(32), slice: 'sessions.slice', memoryHigh: 512 * MiB } : undefined),
     owner: { busName: ':1.7', epoch: 1 },
-    notify: (session, n) => notices.push({ session, ...n }),
+    notify: (session, n) => (notices.push({ session, ...n }), { ...n, id: notices.length }),
     resolveProgram: (name) => `/usr/bin/${name}`,
     monotonicMs: () => performance.now(),
     log: () => {},
@@ -231,7 +231,7 @@ test('sbd killed -9 inside a coalesce window: the matched lines not yet told are
   assert.equal(s.notices.length, 0, 'still gathering: coalesceSeconds is 60');
   // kill -9: no close(), nothing flushed; a new manager resumes from what is on record
   const notices = [];
-  const again = new MonitorManager({ ...s.host, notify: (session, n) => notices.push({ session, ...n }) });
+  const again = new MonitorManager({ ...s.host, notify: (session, n) => (notices.push({ session, ...n }), { ...n, id: 100 + notices.length }) });
   t.after(() => again.close());
   const { records, corrupt } = again.loadAll();
   again.apply(planRecovery(records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), corrupt, Date.now()));
@@ -241,7 +241,7 @@ test('sbd killed -9 inside a coalesce window: the matched lines not yet told are
   assert.deepEqual(notices.flatMap((n) => n.lines ?? []), ['ERROR before the kill', 'ERROR after the restart'], 'told after the restart, nothing lost');
   // and a clean stop of the restarted sbd saved past what it told: a third start tells nothing again
   const third = [];
-  const last = new MonitorManager({ ...s.host, notify: (session, n) => third.push(n) });
+  const last = new MonitorManager({ ...s.host, notify: (session, n) => (third.push(n), { ...n, id: 200 + third.length }) });
   t.after(() => last.close());
   const loaded = last.loadAll();
   last.apply(planRecovery(loaded.records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), 0, Date.now()));
@@ -271,7 +271,7 @@ test('sbd killed -9 after a notice was appended, before the offset past its line
   const again = [];
   const restarted = new MonitorManager({
     ...s.host, recordsDir: snapshot,
-    notify: (session, n) => again.push(n),
+    notify: (session, n) => (again.push(n), { ...n, id: 100 + again.length }),
     toldThrough: (session) => new Map(told.filter((n) => n.session === session && n.through !== undefined).map((n) => [n.monitor, { through: n.through, notice: n.id }])),
   });
   t.after(() => restarted.close());
@@ -305,7 +305,7 @@ test('a notice the record was saved after says nothing new: a file truncated and
   fs.appendFileSync(log, `ERROR new\n${'y'.repeat(300)}\n`);
   const again = [];
   const restarted = new MonitorManager({
-    ...s.host, notify: (session, n) => again.push(n),
+    ...s.host, notify: (session, n) => (again.push(n), { ...n, id: 100 + again.length }),
     toldThrough: () => new Map([[a.id, { through: told[0].through, notice: 1 }]]),
   });
   t.after(() => restarted.close());
@@ -313,4 +313,61 @@ test('a notice the record was saved after says nothing new: a file truncated and
   restarted.apply(planRecovery(loaded.records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), 0, Date.now()));
   await settle(20);
   assert.deepEqual(again.flatMap((n) => n.lines ?? []), ['ERROR new'], 'the new file read from its start: nothing lost');
+});
+
+test('the notice recovery resumed past is recorded with the offset: a second restart, after the file was truncated, does not resume past it again', async (t) => {
+  const s = setup(t);
+  const log = path.join(s.dir, 'twice.log');
+  fs.writeFileSync(log, '');
+  const snapshot = path.join(s.dir, 'records-at-the-kill');
+  const told = [];
+  const inbox = () => new Map(told.filter((n) => n.through !== undefined).map((n) => [n.monitor, { through: n.through, notice: n.id }]));
+  const notify = (session, n) => { told.push({ session, ...n, id: told.length + 1 }); return told.at(-1); };
+  // killed right after notice 1's append, before its offset was saved
+  const first = new MonitorManager({ ...s.host, notify: (session, n) => { const e = notify(session, n); fs.cpSync(s.host.recordsDir, snapshot, { recursive: true }); return e; } });
+  const a = await first.start('fix', { type: 'tail', path: log, notifyOn: ['^ERROR'], coalesceSeconds: 0, label: 'app' });
+  fs.appendFileSync(log, `${'x'.repeat(200)}\nERROR one\n`);
+  first.onFile(log);
+  await settle(20);
+  first.close();
+  const recover = (m) => { const loaded = m.loadAll(); m.apply(planRecovery(loaded.records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), 0, Date.now())); };
+  // first restart: resumes past notice 1, and says so in the record
+  const second = new MonitorManager({ ...s.host, recordsDir: snapshot, notify, toldThrough: inbox });
+  recover(second);
+  assert.equal(second.get(a.id)?.offset, told[0].through);
+  assert.equal(second.get(a.id)?.toldNotice, 1, "notice 1's id kept with the offset");
+  // the file is truncated; unmatched lines; the offset saved lower; a clean stop
+  fs.writeFileSync(log, 'ok\n');
+  second.onFile(log);
+  await settle(20);
+  assert.equal(second.get(a.id)?.offset, 3);
+  second.close();
+  // it grows past notice 1's through while sbd is down, with a match before that point
+  fs.appendFileSync(log, `ERROR two\n${'y'.repeat(300)}\n`);
+  const again = [];
+  const third = new MonitorManager({ ...s.host, recordsDir: snapshot, notify: (session, n) => { again.push(n); return notify(session, n); }, toldThrough: inbox });
+  t.after(() => third.close());
+  recover(third);
+  await settle(20);
+  assert.deepEqual(again.flatMap((n) => n.lines ?? []), ['ERROR two'], 'not skipped');
+});
+
+test('a notice the inbox could not take leaves the offset where its lines began: a restart tells them', async (t) => {
+  const s = setup(t);
+  const log = path.join(s.dir, 'full-disk.log');
+  fs.writeFileSync(log, '');
+  const m = new MonitorManager({ ...s.host, notify: () => undefined }); // the inbox write failed (sbd warned)
+  const a = await m.start('fix', { type: 'tail', path: log, notifyOn: ['^ERROR'], coalesceSeconds: 0, label: 'app' });
+  fs.appendFileSync(log, 'ERROR kept\n');
+  m.onFile(log);
+  await settle(20);
+  assert.equal(m.get(a.id)?.offset, 0, 'not moved past lines never told');
+  m.close();
+  const told = [];
+  const again = new MonitorManager({ ...s.host, notify: (session, n) => (told.push(n), { ...n, id: 1 }) });
+  t.after(() => again.close());
+  const loaded = again.loadAll();
+  again.apply(planRecovery(loaded.records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), 0, Date.now()));
+  await settle(20);
+  assert.deepEqual(told.flatMap((n) => n.lines ?? []), ['ERROR kept']);
 });

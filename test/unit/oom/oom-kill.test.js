@@ -148,5 +148,9 @@ test('the counter is read through a held fd where the awake feed has one, by pat
   cg.kill(5);
   watch.check(s);
   assert.equal(told.length, 1, 'gone through the held fd: nothing told, no throw');
-  assert.deepEqual(reads, ['held.scope', 'held.scope', 'held.scope', 'held.scope']);
+  held = Object.assign(new Error('read: EIO'), { code: 'EIO' }); // another failure of the held fd: read by path
+  watch.check(s);
+  assert.equal(told.length, 2, 'read by path: the kills there told');
+  assert.equal(told[1].count, 4);
+  assert.deepEqual(reads, ['held.scope', 'held.scope', 'held.scope', 'held.scope', 'held.scope']);
 });

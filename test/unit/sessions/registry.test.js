@@ -339,3 +339,29 @@ test('registry: events with their state during a new unit\'s lookup are taken fr
   assert.equal(lookups, 8);
   assert.ok(r.get('x'));
 });
+
+test('registry: of the read\'s state and an event\'s during the read, the later in the unit\'s life is taken; a live signal without an InvocationID is read in full', async () => {
+  const { m, answer } = slowManager();
+  let lookups = 0;
+  const get = m.getUnit;
+  m.getUnit = (u) => { lookups++; return get(u); };
+  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
+  await r.start();
+  const inv = 'a'.repeat(32);
+  // read while it already stops; the event of its start came during the read (older): not adopted
+  m.units.set('y.scope', { ...unit('y.scope'), activeState: 'deactivating' });
+  m.fire({ type: 'unit-new', unit: 'y.scope' });
+  m.fire({ type: 'unit-changed', unit: 'y.scope', changed: ['ActiveState'], activeState: 'active', invocationId: inv });
+  await answer();
+  assert.equal(lookups, 1);
+  assert.equal(r.get('y'), undefined, 'deactivating is later than active: not a session');
+  // a known session, a live signal without its InvocationID: read it all (a restart would be missed)
+  m.units.set('z.scope', unit('z.scope'));
+  m.fire({ type: 'unit-new', unit: 'z.scope' });
+  await answer();
+  const before = lookups;
+  /** @type {any} */ (m).getUnitLimits = async () => ({ memoryHigh: 1, memoryMax: 2, memorySwapMax: 3 });
+  m.fire({ type: 'unit-changed', unit: 'z.scope', changed: ['ActiveState'], activeState: 'active' });
+  await answer();
+  assert.equal(lookups, before + 1, 'read in full');
+});
