@@ -15,6 +15,7 @@ const { incidentToBus, INCIDENT_SIGNATURE } = require('../../../dist/daemon/bus-
 const { encodeSignal } = require('../../../dist/bus-lite/wire.js');
 const { watchIncidents } = require('../../../dist/cli/watch.js');
 const { privateBus } = require('../../support/dbus-daemon');
+const { BASIC_STRUCT, basicValues, dictKey, text } = require('../../support/dbus-arbitraries');
 
 const MiB = 2 ** 20;
 const settle = (ms = 50) => new Promise((r) => setTimeout(r, ms));
@@ -31,24 +32,19 @@ test('a signal as written is what dbus-next reads: a signal, no reply expected, 
   assert.deepEqual(Object.fromEntries(Object.entries(m.body[6]).map(([k, v]) => [k, [v.signature, v.value]])), Object.fromEntries(Object.entries(args[6]).map(([k, v]) => [k, [v.signature, v.value]])));
 });
 
-// (as in status-fast's property: no empty dict, no key dbus-next's object check trips on, no infinite
-// double or least int64, no -0: dbus-next's own limits, not the writer's)
+// (no empty dict: dbus-next 0.10.2 reads one without its padding; the values within dbus-next's own
+// limits: test/support/dbus-arbitraries.js)
 test('property: any values of every basic type, in structs, arrays, dicts and variants, as written, are what dbus-next reads', () => {
-  const sig = '(ybnqiuxtdsog)asa{su}a(yt)a{sv}';
-  const basic = fc.tuple(
-    fc.integer({ min: 0, max: 255 }), fc.boolean(), fc.integer({ min: -32768, max: 32767 }), fc.integer({ min: 0, max: 65535 }),
-    fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), fc.integer({ min: 0, max: 2 ** 32 - 1 }),
-    fc.bigInt({ min: -(2n ** 63n) + 1n, max: 2n ** 63n - 1n }), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }),
-    fc.double({ noNaN: true, noDefaultInfinity: true }).filter((d) => !Object.is(d, -0)), fc.string({ maxLength: 600 }), fc.constantFrom('/', '/dev/sessionbrake/Manager1', '/a/b_c'), fc.constantFrom('', 's', 'a{sv}', '(ssstssttttddu(sut)t)'),
-  );
-  const key = fc.string({ minLength: 1 }).filter((k) => k !== 'constructor' && k !== '__proto__');
+  const sig = `${BASIC_STRUCT}asa{su}a(yt)a{sv}`;
+  const basic = basicValues();
+  const key = dictKey();
   const variant = fc.oneof(
     fc.double({ noNaN: true, noDefaultInfinity: true }).filter((d) => !Object.is(d, -0)).map((v) => new dbus.Variant('d', v)),
     fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map((v) => new dbus.Variant('t', v)),
-    fc.array(fc.string()).map((v) => new dbus.Variant('as', v)),
-    fc.string().map((v) => new dbus.Variant('s', v)),
+    fc.array(text()).map((v) => new dbus.Variant('as', v)),
+    text().map((v) => new dbus.Variant('s', v)),
   );
-  fc.assert(fc.property(basic, fc.array(fc.string()), fc.dictionary(key, fc.integer({ min: 0, max: 2 ** 32 - 1 }), { minKeys: 1 }), fc.array(fc.tuple(fc.integer({ min: 0, max: 255 }), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }))), fc.dictionary(key, variant, { minKeys: 1 }), (b, as, dict, pairs, vars) => {
+  fc.assert(fc.property(basic, fc.array(text()), fc.dictionary(key, fc.integer({ min: 0, max: 2 ** 32 - 1 }), { minKeys: 1 }), fc.array(fc.tuple(fc.integer({ min: 0, max: 255 }), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }))), fc.dictionary(key, variant, { minKeys: 1 }), (b, as, dict, pairs, vars) => {
     const m = messageToJsFmt(unmarshall(encodeSignal(3, { path: '/p', interface: 'x.y', member: 'S', signature: sig, body: [b, as, { ...dict }, pairs, { ...vars }] })));
     assert.equal(m.signature, sig);
     assert.deepEqual(m.body.slice(0, 4), [b, as, { ...dict }, pairs]);

@@ -60,6 +60,17 @@ function slowManager() {
   return { m, answer: async () => { while (waiting.length) waiting.shift()?.(); await settle(); } };
 }
 
+/** A registry over slowManager whose getUnit reads are counted. */
+async function countingRegistry() {
+  const { m, answer } = slowManager();
+  const count = { lookups: 0 };
+  const get = m.getUnit;
+  m.getUnit = (u) => { count.lookups++; return get(u); };
+  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
+  await r.start();
+  return { m, answer, r, count };
+}
+
 test('registry: a unit that becomes active while its lookup is in flight is still adopted', async () => {
   // systemd sends UnitNew while a transient scope is still inactive, then PropertiesChanged once
   // it runs; a lookup begun at UnitNew reads "inactive", and the later event must not be lost.
@@ -89,17 +100,12 @@ test('registry: a unit removed while its lookup is in flight is not brought back
 });
 
 test('registry: a burst of events during one lookup costs one more lookup, not one each', async () => {
-  const { m, answer } = slowManager();
-  let lookups = 0;
-  const get = m.getUnit;
-  m.getUnit = (u) => { lookups++; return get(u); };
-  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
-  await r.start();
+  const { m, answer, r, count } = await countingRegistry();
   m.units.set('k.scope', unit('k.scope'));
   for (let i = 0; i < 10; i++) m.fire({ type: 'unit-changed', unit: 'k.scope', changed: ['ActiveState'] });
   await answer();
   await answer();
-  assert.equal(lookups, 2);
+  assert.equal(count.lookups, 2);
   assert.equal(r.size, 1);
 });
 
@@ -287,12 +293,7 @@ test('registry: a live unit read once outside the slices is not read again for a
 });
 
 test('registry: events with their state during a new unit\'s lookup are taken from the signal, not read again; without it, or of another invocation, read again', async () => {
-  const { m, answer } = slowManager();
-  let lookups = 0;
-  const get = m.getUnit;
-  m.getUnit = (u) => { lookups++; return get(u); };
-  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
-  await r.start();
+  const { m, answer, r, count } = await countingRegistry();
   const inv = 'a'.repeat(32);
   const changed = (u, activeState, invocationId = inv) => m.fire({ type: 'unit-changed', unit: u, changed: ['ActiveState'], activeState, invocationId });
   // a transient scope: UnitNew while systemd starts it (read inactive), then activating, active
@@ -301,14 +302,14 @@ test('registry: events with their state during a new unit\'s lookup are taken fr
   changed('t.scope', 'activating');
   changed('t.scope', 'active');
   await answer();
-  assert.equal(lookups, 1, 'one read: the state is the last signal\'s');
+  assert.equal(count.lookups, 1, 'one read: the state is the last signal\'s');
   assert.deepEqual(r.list().map((s) => s.unit), ['t.scope']);
   // the last signal says it stopped: not adopted, still one read
   m.units.set('u.scope', { ...unit('u.scope'), activeState: 'active' });
   m.fire({ type: 'unit-new', unit: 'u.scope' });
   changed('u.scope', 'deactivating');
   await answer();
-  assert.equal(lookups, 2);
+  assert.equal(count.lookups, 2);
   assert.equal(r.get('u'), undefined, 'stopping: not a session');
   // one event without the values: read again
   m.units.set('v.scope', { ...unit('v.scope'), activeState: 'inactive' });
@@ -318,7 +319,7 @@ test('registry: events with their state during a new unit\'s lookup are taken fr
   m.units.set('v.scope', unit('v.scope'));
   await answer();
   await answer();
-  assert.equal(lookups, 4, 'read twice');
+  assert.equal(count.lookups, 4, 'read twice');
   assert.ok(r.get('v'));
   // a read of another invocation than the signal's (restarted meanwhile): read again
   m.units.set('w.scope', { ...unit('w.scope', 'sessions.slice', 'b'.repeat(32)), activeState: 'inactive' });
@@ -327,7 +328,7 @@ test('registry: events with their state during a new unit\'s lookup are taken fr
   changed('w.scope', 'active', 'c'.repeat(32));
   await answer();
   await answer();
-  assert.equal(lookups, 6);
+  assert.equal(count.lookups, 6);
   assert.equal(r.get('w')?.invocationId, 'c'.repeat(32));
   // no cgroup in the first read (systemd had not made it yet): read again
   m.units.set('x.scope', { ...unit('x.scope'), activeState: 'inactive', controlGroup: '' });
@@ -336,32 +337,27 @@ test('registry: events with their state during a new unit\'s lookup are taken fr
   changed('x.scope', 'active');
   await answer();
   await answer();
-  assert.equal(lookups, 8);
+  assert.equal(count.lookups, 8);
   assert.ok(r.get('x'));
 });
 
 test('registry: of the read\'s state and an event\'s during the read, the later in the unit\'s life is taken; a live signal without an InvocationID is read in full', async () => {
-  const { m, answer } = slowManager();
-  let lookups = 0;
-  const get = m.getUnit;
-  m.getUnit = (u) => { lookups++; return get(u); };
-  const r = new SessionRegistry(/** @type {any} */ (m), ['sessions.slice'], undefined);
-  await r.start();
+  const { m, answer, r, count } = await countingRegistry();
   const inv = 'a'.repeat(32);
   // read while it already stops; the event of its start came during the read (older): not adopted
   m.units.set('y.scope', { ...unit('y.scope'), activeState: 'deactivating' });
   m.fire({ type: 'unit-new', unit: 'y.scope' });
   m.fire({ type: 'unit-changed', unit: 'y.scope', changed: ['ActiveState'], activeState: 'active', invocationId: inv });
   await answer();
-  assert.equal(lookups, 1);
+  assert.equal(count.lookups, 1);
   assert.equal(r.get('y'), undefined, 'deactivating is later than active: not a session');
   // a known session, a live signal without its InvocationID: read it all (a restart would be missed)
   m.units.set('z.scope', unit('z.scope'));
   m.fire({ type: 'unit-new', unit: 'z.scope' });
   await answer();
-  const before = lookups;
+  const before = count.lookups;
   /** @type {any} */ (m).getUnitLimits = async () => ({ memoryHigh: 1, memoryMax: 2, memorySwapMax: 3 });
   m.fire({ type: 'unit-changed', unit: 'z.scope', changed: ['ActiveState'], activeState: 'active' });
   await answer();
-  assert.equal(lookups, before + 1, 'read in full');
+  assert.equal(count.lookups, before + 1, 'read in full');
 });
