@@ -46,6 +46,16 @@ const JOB_TIMEOUT_MS = 90_000;
 
 type Variants = Record<string, dbus.Variant>;
 
+/** The unit's type interface's name (Scope, Service, Slice, Timer), from its suffix; undefined for another type. */
+const unitKind = (unit: string): 'Scope' | 'Service' | 'Slice' | 'Timer' | undefined =>
+  unit.endsWith('.scope') ? 'Scope' : unit.endsWith('.service') ? 'Service' : unit.endsWith('.slice') ? 'Slice' : unit.endsWith('.timer') ? 'Timer' : undefined;
+
+/** MemoryHigh, MemoryMax and MemorySwapMax as read (a property not there: infinity, as systemd's default). */
+function limitsOf(p: Record<string, unknown>): Pick<UnitInfo, 'memoryHigh' | 'memoryMax' | 'memorySwapMax'> {
+  const limit = (name: string): number => limitFromBus((p[name] as bigint | undefined) ?? 0xffff_ffff_ffff_ffffn);
+  return { memoryHigh: limit('MemoryHigh'), memoryMax: limit('MemoryMax'), memorySwapMax: limit('MemorySwapMax') };
+}
+
 /** Open a connection to the bus at `busAddress`; rejects with the address and the reason. */
 export async function connectBus(busAddress: string): Promise<dbus.MessageBus> {
   const bus = dbus.sessionBus({ busAddress });
@@ -221,7 +231,7 @@ export class DbusUserManager implements UserManager {
    * answered one by one, so a read that a restart came between (those two moved) is read again.
    */
   async getUnit(unit: string): Promise<UnitInfo | undefined> {
-    const kind = unit.endsWith('.scope') ? 'Scope' : unit.endsWith('.service') ? 'Service' : unit.endsWith('.slice') ? 'Slice' : unit.endsWith('.timer') ? 'Timer' : undefined;
+    const kind = unitKind(unit);
     if (kind === undefined) return undefined;
     const path = unitObjectPath(unit);
     const ownProps = [...(kind === 'Timer' ? [] : CGROUP_PROPS), ...(KIND_PROPS[kind] ?? [])];
@@ -248,9 +258,7 @@ export class DbusUserManager implements UserManager {
         controlGroup: v<string>('ControlGroup') ?? '',
         slice: v<string>('Slice') ?? '',
         activeState: v<string>('ActiveState') ?? 'unknown',
-        memoryHigh: limitFromBus(v<bigint>('MemoryHigh') ?? 0xffff_ffff_ffff_ffffn),
-        memoryMax: limitFromBus(v<bigint>('MemoryMax') ?? 0xffff_ffff_ffff_ffffn),
-        memorySwapMax: limitFromBus(v<bigint>('MemorySwapMax') ?? 0xffff_ffff_ffff_ffffn),
+        ...limitsOf(props),
         ...(kind === 'Service' ? { result: v<string>('Result'), execMainCode: v<number>('ExecMainCode'), execMainStatus: v<number>('ExecMainStatus'), mainPid: v<number>('MainPID'), nRestarts: v<number>('NRestarts') } : {}),
         ...(kind === 'Timer' ? { result: v<string>('Result') } : {}),
         ...(kind === 'Service' && (v<bigint>('ExecMainStartTimestamp') ?? 0n) > 0n ? { mainStartedAtMs: Number(v<bigint>('ExecMainStartTimestamp')) / 1000 } : {}),
@@ -262,12 +270,10 @@ export class DbusUserManager implements UserManager {
   }
 
   async getUnitLimits(unit: string): Promise<Pick<UnitInfo, 'memoryHigh' | 'memoryMax' | 'memorySwapMax'> | undefined> {
-    const kind = unit.endsWith('.scope') ? 'Scope' : unit.endsWith('.service') ? 'Service' : undefined;
-    if (kind === undefined) return undefined;
+    const kind = unitKind(unit);
+    if (kind !== 'Scope' && kind !== 'Service') return undefined;
     try {
-      const p = await this.getProps(unitObjectPath(unit), `${SYSTEMD}.${kind}`, ['MemoryHigh', 'MemoryMax', 'MemorySwapMax']);
-      const limit = (name: string): number => limitFromBus((p[name] as bigint | undefined) ?? 0xffff_ffff_ffff_ffffn);
-      return { memoryHigh: limit('MemoryHigh'), memoryMax: limit('MemoryMax'), memorySwapMax: limit('MemorySwapMax') };
+      return limitsOf(await this.getProps(unitObjectPath(unit), `${SYSTEMD}.${kind}`, ['MemoryHigh', 'MemoryMax', 'MemorySwapMax']));
     } catch (err) {
       if (err instanceof dbus.DBusError && /UnknownObject|NoSuchUnit|UnknownInterface/.test(err.type)) return undefined;
       throw err;

@@ -14,6 +14,11 @@ const { planRecovery } = require('../../../dist/monitor/recovery.js');
 const MiB = 2 ** 20;
 const settle = (ms = 0) => new Promise((r) => setTimeout(r, ms));
 
+/** The recovery plan of what a restarted manager loaded, every session still live. */
+const planLive = (loaded) => planRecovery(loaded.records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), loaded.corrupt, Date.now());
+/** A restarted manager recovers what is on record, every session still live. */
+const recoverLive = (m) => m.apply(planLive(m.loadAll()));
+
 function setup(t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-monmgr-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -233,8 +238,7 @@ test('sbd killed -9 inside a coalesce window: the matched lines not yet told are
   const notices = [];
   const again = new MonitorManager({ ...s.host, notify: (session, n) => (notices.push({ session, ...n }), { ...n, id: 100 + notices.length }) });
   t.after(() => again.close());
-  const { records, corrupt } = again.loadAll();
-  again.apply(planRecovery(records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), corrupt, Date.now()));
+  recoverLive(again);
   fs.appendFileSync(log, 'ERROR after the restart\n');
   again.onFile(log);
   again.close(); // sbd stops: what was gathering is told now
@@ -243,8 +247,7 @@ test('sbd killed -9 inside a coalesce window: the matched lines not yet told are
   const third = [];
   const last = new MonitorManager({ ...s.host, notify: (session, n) => (third.push(n), { ...n, id: 200 + third.length }) });
   t.after(() => last.close());
-  const loaded = last.loadAll();
-  last.apply(planRecovery(loaded.records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), 0, Date.now()));
+  recoverLive(last);
   last.close();
   assert.deepEqual(third, [], 'nothing told twice');
   assert.equal(a.answer, 'created');
@@ -277,7 +280,7 @@ test('sbd killed -9 after a notice was appended, before the offset past its line
   t.after(() => restarted.close());
   const loaded = restarted.loadAll();
   assert.ok(loaded.records[0].offset < told[0].through, 'the kill left the offset where the told lines began');
-  restarted.apply(planRecovery(loaded.records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), 0, Date.now()));
+  restarted.apply(planLive(loaded));
   await settle(20);
   assert.deepEqual(again.flatMap((n) => n.lines ?? []), ['tick 3'], 'only what came after the told lines');
   assert.equal(restarted.get(a.id)?.offset, fs.statSync(log).size);
@@ -309,8 +312,7 @@ test('a notice the record was saved after says nothing new: a file truncated and
     toldThrough: () => new Map([[a.id, { through: told[0].through, notice: 1 }]]),
   });
   t.after(() => restarted.close());
-  const loaded = restarted.loadAll();
-  restarted.apply(planRecovery(loaded.records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), 0, Date.now()));
+  recoverLive(restarted);
   await settle(20);
   assert.deepEqual(again.flatMap((n) => n.lines ?? []), ['ERROR new'], 'the new file read from its start: nothing lost');
 });
@@ -330,10 +332,9 @@ test('the notice recovery resumed past is recorded with the offset: a second res
   first.onFile(log);
   await settle(20);
   first.close();
-  const recover = (m) => { const loaded = m.loadAll(); m.apply(planRecovery(loaded.records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), 0, Date.now())); };
   // first restart: resumes past notice 1, and says so in the record
   const second = new MonitorManager({ ...s.host, recordsDir: snapshot, notify, toldThrough: inbox });
-  recover(second);
+  recoverLive(second);
   assert.equal(second.get(a.id)?.offset, told[0].through);
   assert.equal(second.get(a.id)?.toldNotice, 1, "notice 1's id kept with the offset");
   // the file is truncated; unmatched lines; the offset saved lower; a clean stop
@@ -347,7 +348,7 @@ test('the notice recovery resumed past is recorded with the offset: a second res
   const again = [];
   const third = new MonitorManager({ ...s.host, recordsDir: snapshot, notify: (session, n) => { again.push(n); return notify(session, n); }, toldThrough: inbox });
   t.after(() => third.close());
-  recover(third);
+  recoverLive(third);
   await settle(20);
   assert.deepEqual(again.flatMap((n) => n.lines ?? []), ['ERROR two'], 'not skipped');
 });
@@ -366,8 +367,7 @@ test('a notice the inbox could not take leaves the offset where its lines began:
   const told = [];
   const again = new MonitorManager({ ...s.host, notify: (session, n) => (told.push(n), { ...n, id: 1 }) });
   t.after(() => again.close());
-  const loaded = again.loadAll();
-  again.apply(planRecovery(loaded.records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), 0, Date.now()));
+  recoverLive(again);
   await settle(20);
   assert.deepEqual(told.flatMap((n) => n.lines ?? []), ['ERROR kept']);
 });
