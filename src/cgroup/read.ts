@@ -56,6 +56,9 @@ export interface MemorySample {
   fileBytes: number;
   /** memory.events.local `high`: times this cgroup's own brake was breached. */
   ownHighEvents: number;
+  /** memory.events.local `oom_kill`: processes of this cgroup the kernel's OOM killer killed
+   * (the OOM watch takes it from an awake feed's samples: oom/watch.ts). */
+  oomKills?: number;
   /** memory.pressure `full total` (µs) and `some total`; 0 on a kernel without PSI. */
   pressureFullUs: number;
   pressureSomeUs: number;
@@ -91,7 +94,7 @@ export type SampleFileName = (typeof SAMPLE_FILES)[number][0];
 function sampleOf(t: SampleTexts, atMs: number, file: (name: string) => string): MemorySample {
   // memory.stat has some 50 lines: only the three judged are parsed (bench:storm's profile).
   const stat = pickKeys(t['memory.stat'], file('memory.stat'), ['anon', 'shmem', 'file'] as const);
-  const eventsLocal = pickKeys(t['memory.events.local'], file('memory.events.local'), ['high'] as const);
+  const eventsLocal = pickKeys(t['memory.events.local'], file('memory.events.local'), ['high', 'oom_kill'] as const);
   // Absent on a kernel without PSI (booted psi=0): the fallback measure needs the rest.
   const pressureText = t['memory.pressure'];
   const pressure = pressureText === undefined ? undefined : parsePressure(pressureText, file('memory.pressure'));
@@ -106,6 +109,7 @@ function sampleOf(t: SampleTexts, atMs: number, file: (name: string) => string):
     shmemBytes: stat.shmem,
     fileBytes: stat.file,
     ownHighEvents: eventsLocal.high,
+    oomKills: eventsLocal.oom_kill,
     pressureFullUs: pressure?.full?.totalUs ?? 0,
     pressureSomeUs: pressure?.some.totalUs ?? 0,
   };

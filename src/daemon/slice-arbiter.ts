@@ -44,6 +44,24 @@ export interface SliceArbiterDeps {
  */
 export const MEMBER_FIGURES_FRESH_SHARE = 0.5;
 
+/**
+ * When only the members' sizes are wanted (nothing binds the slice: the culprit's baseline alone,
+ * noted every SNAPSHOT_EVERY_MS), a feed's sample up to a whole window old stands for a member's
+ * size: the note is as coarse as that anyway. An awake feed samples at least once a window, so in
+ * a storm no member is read again (the slice's member reads were 6 % of sbd's CPU, bench:storm).
+ */
+export const MEMBER_SIZE_FRESH_SHARE = 1;
+
+/**
+ * A member's figures without a read by path (pure but for the feed's held files): its feed's last
+ * sample when fresh enough for what is wanted, else a read through the files its feed holds open
+ * (awake, or asleep within FILES_LINGER_MS); undefined when neither.
+ */
+export function memberFiguresOf(feed: Pick<SessionFeed, 'recentFigures' | 'heldFigures'> | undefined, nowMs: number, windowMs: number, sizesOnly: boolean): ReturnType<MemberFigures> {
+  if (feed === undefined) return undefined;
+  return feed.recentFigures(nowMs, (sizesOnly ? MEMBER_SIZE_FRESH_SHARE : MEMBER_FIGURES_FRESH_SHARE) * windowMs) ?? feed.heldFigures(nowMs, sizesOnly);
+}
+
 export class SliceArbiter {
   private readonly feeds = new Map<string, SliceFeed>();
   /** Each session's unit by its cgroup directory: a slice member's session feed (memberFigures). */
@@ -99,7 +117,7 @@ export class SliceArbiter {
       onGone: () => this.drop(s.slice),
       log: (msg, fields) => log.debug(fields, msg),
       now: monotonicMs,
-      memberFigures: (dir) => this.memberFigures(dir),
+      memberFigures: (dir, sizesOnly) => this.memberFigures(dir, sizesOnly),
       machineShort: () => this.machine.last !== undefined && this.machine.last.level !== 'ok',
     });
     this.feeds.set(s.slice, feed);
@@ -120,13 +138,10 @@ export class SliceArbiter {
     if (this.deps.countInSlice(s.slice) === 0) this.drop(s.slice);
   }
 
-  /**
-   * A member's figures from its session feed's last sample, when that is no older than
-   * MEMBER_FIGURES_FRESH_SHARE of a window; else undefined, and the slice reads its files.
-   */
-  private memberFigures(dir: string): ReturnType<MemberFigures> {
+  /** A member's figures from its session feed (memberFiguresOf); else undefined, and the slice reads its files. */
+  private memberFigures(dir: string, sizesOnly: boolean): ReturnType<MemberFigures> {
     const unit = this.unitByDir.get(dir);
-    return unit === undefined ? undefined : this.deps.feedOf(unit)?.recentFigures(monotonicMs(), MEMBER_FIGURES_FRESH_SHARE * this.deps.config.detector.windowS * 1000);
+    return unit === undefined ? undefined : memberFiguresOf(this.deps.feedOf(unit), monotonicMs(), this.deps.config.detector.windowS * 1000, sizesOnly);
   }
 
   private drop(slice: string): void {

@@ -125,9 +125,16 @@ export class OomKillWatch {
     this.seen.set(s.unit, this.count(s) ?? 0);
   }
 
-  /** memory.events.local changed: tell when its oom_kill counter moved. */
-  check(s: OomSession): void {
-    const now = this.count(s);
+  /** A feed's sample read the session's oom_kill counter: tell when it moved (nothing for a
+   * session not watched yet: its count at adoption is not news). */
+  sampled(s: OomSession, count: number): void {
+    if (this.seen.has(s.unit)) this.check(s, count);
+  }
+
+  /** memory.events.local changed: tell when its oom_kill counter moved. `known`: the counter as
+   * a sample just read it, instead of reading it again. */
+  check(s: OomSession, known?: number): void {
+    const now = known ?? this.count(s);
     const before = this.seen.get(s.unit) ?? 0;
     if (now === undefined || now === before) return;
     this.seen.set(s.unit, now);

@@ -13,16 +13,17 @@ import type { MemberSample, SliceSample } from './detector';
 const MEMBER_DEPTH = 3;
 
 /**
- * A member's figures from elsewhere than its files, or undefined to read them: its session
- * feed's last sample, when fresh (daemon/slice-arbiter.ts). In a storm every member's feed is
- * awake and has just read the same two files the slice would read again (issue 15, item 5: the
- * slice's member reads were a fifth of sbd's CPU).
+ * A member's figures from elsewhere than a read of its files by path, or undefined to read them:
+ * its session feed's last sample when fresh, or the files its feed holds open
+ * (daemon/slice-arbiter.ts). In a storm every member's feed is awake and has just read the same
+ * two files the slice would read again (issue 15, item 5: the slice's member reads were a fifth
+ * of sbd's CPU). `sizesOnly`: only memory.current is wanted (fullUs may be anything).
  */
-export type MemberFigures = (dir: string) => { atMs: number; currentBytes: number; fullUs: number } | undefined;
+export type MemberFigures = (dir: string, sizesOnly: boolean) => { atMs: number; currentBytes: number; fullUs: number } | undefined;
 
 /** A member's figures (its pressure too unless `sizesOnly`); undefined when it vanished between the listing and the read. */
 function readMember(dir: string, rel: string, sizesOnly: boolean, known?: MemberFigures): MemberSample | undefined {
-  const fromFeed = known?.(dir);
+  const fromFeed = known?.(dir, sizesOnly);
   if (fromFeed) return { path: rel, currentBytes: fromFeed.currentBytes, fullUs: sizesOnly ? 0 : fromFeed.fullUs, atMs: fromFeed.atMs };
   try {
     const current = readCurrentBytes(dir);

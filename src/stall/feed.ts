@@ -7,6 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { parsePressure, parseSingle } from '../cgroup/parse';
 import { CgroupGoneError, type MemorySample, readMemorySample, SampleFiles, type SampleFileName } from '../cgroup/read';
 import type { DetectorConfig } from '../config/schema';
 import { type NativeError, PsiTrigger, type PsiTriggerSpec, PsiWindowError } from '../native';
@@ -22,6 +23,8 @@ export interface FeedHost {
   unitsInSlice(): number;
   /** Every verdict, with the sample it came from. */
   onVerdict(verdict: Verdict, sample: DetectorSample): void;
+  /** Every sample as read, before it is judged (the OOM watch takes its oom_kill from it). */
+  onSample?(raw: MemorySample): void;
   /** The session's cgroup vanished: its PSI trigger's POLLERR, or gone while sampling. */
   onGone(): void;
   log(msg: string, fields: Record<string, unknown>): void;
@@ -268,6 +271,7 @@ export class SessionFeed {
       }
       throw err;
     }
+    this.host.onSample?.(raw);
     const windowFrom = this.state.last?.atMs;
     // The window that ends now was taken at the cadence its timer ran at (of the state it began in).
     const cadence = this.timer !== undefined && this.timerCadence !== undefined ? this.timerCadence : cadenceOf(this.state, this.mode);
@@ -301,6 +305,25 @@ export class SessionFeed {
     const r = this.lastRaw;
     if (r === undefined || this.measure !== 'psi' || nowMs < r.atMs || nowMs - r.atMs > maxAgeMs) return undefined;
     return { atMs: r.atMs, currentBytes: r.currentBytes, fullUs: r.pressureFullUs };
+  }
+
+  /**
+   * The session's size (and full-stall total unless `sizesOnly`) read now through the files the
+   * feed holds open, for the slice's feed: a positioned read instead of an open, read and close by
+   * path. Undefined when it holds none, or the read failed (the slice then reads by path, and
+   * finds a gone cgroup gone).
+   */
+  heldFigures(nowMs: number, sizesOnly: boolean): { atMs: number; currentBytes: number; fullUs: number } | undefined {
+    if (this.files?.textOf === undefined) return undefined;
+    try {
+      const current = this.files.textOf('memory.current');
+      if (current === undefined) return undefined;
+      const pressure = sizesOnly ? undefined : this.files.textOf('memory.pressure');
+      const fullUs = pressure === undefined ? 0 : (parsePressure(pressure, `${this.cgroupDir}/memory.pressure`).full?.totalUs ?? 0);
+      return { atMs: nowMs, currentBytes: parseSingle(current, `${this.cgroupDir}/memory.current`), fullUs };
+    } catch {
+      return undefined;
+    }
   }
 
   /** Replace the detector state (restored after a restart, reset after an action). */

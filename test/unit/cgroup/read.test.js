@@ -13,9 +13,19 @@ test('a memory sample is read from a (fake) cgroup directory', () => {
   const s = readMemorySample(fixture, 1016);
   assert.deepEqual(s, {
     atMs: 1016, currentBytes: 69033984, highBytes: 67108864, maxBytes: Infinity, swapMaxBytes: 0,
-    anonBytes: 68808704, shmemBytes: 0, fileBytes: 0, ownHighEvents: 192,
+    anonBytes: 68808704, shmemBytes: 0, fileBytes: 0, ownHighEvents: 192, oomKills: 0,
     pressureFullUs: 7300751, pressureSomeUs: 7251847,
   });
+});
+
+test("a sample carries memory.events.local's oom_kill (the OOM watch takes it from an awake feed)", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-cg-'));
+  fs.cpSync(fixture, dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'memory.events.local'), 'low 0\nhigh 7\nmax 3\noom 2\noom_kill 2\noom_group_kill 0\n');
+  assert.equal(readMemorySample(dir, 0).oomKills, 2);
+  const files = SampleFiles.open(dir);
+  assert.equal(files.read(0).oomKills, 2);
+  files.close();
 });
 
 test('a cgroup without cpu.stat or memory.swap.max still reads (cpu.stat is not read at all)', () => {

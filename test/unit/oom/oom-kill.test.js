@@ -154,3 +154,19 @@ test('the counter is read through a held fd where the awake feed has one, by pat
   assert.equal(told[1].count, 4);
   assert.deepEqual(reads, ['held.scope', 'held.scope', 'held.scope', 'held.scope', 'held.scope']);
 });
+
+test("an awake feed's sample hands its oom_kill on: told when it moved, nothing for a session not watched yet, no read of its own", () => {
+  const cg = fakeCgroup(2);
+  const told = [];
+  const watch = new OomKillWatch({ tell: (i) => told.push(i), observeOnly: false, readKmsg: () => ({ records: [] }) });
+  const s = { unit: 'fed.scope', id: 'fed', controlGroup: CG, cgroupDir: cg.dir };
+  watch.sampled(s, 5); // a restored deadline's first sample, before the session is watched
+  assert.deepEqual(told, [], 'its count at adoption is not news');
+  watch.watch(s); // reads 2 from the file
+  // The file says 2; the sample says 3: the sample's count is taken, not the file read again.
+  watch.sampled(s, 3);
+  assert.equal(told.length, 1);
+  assert.equal(told[0].count, 1);
+  watch.sampled(s, 3);
+  assert.equal(told.length, 1, 'told once per kill');
+});

@@ -62,8 +62,10 @@ test("readSliceSample: the gate sees the slice's own figures and decides whether
 test("readSliceSample: a member whose figures are known (its session feed's fresh sample) is not read; the rest are", () => {
   const { readSliceSample } = require('../../../dist/slice/read.js');
   const asked = [];
-  const known = (dir) => {
+  const wanted = [];
+  const known = (dir, sizesOnly) => {
     asked.push(path.basename(dir));
+    wanted.push(sizesOnly);
     return dir.endsWith('/wedged.scope') ? { atMs: 3, currentBytes: 123, fullUs: 456 } : undefined;
   };
   const dir = sliceWithOwnFiles();
@@ -75,4 +77,6 @@ test("readSliceSample: a member whose figures are known (its session feed's fres
   assert.deepEqual(asked.sort(), listMembers(slice).map((m) => path.basename(m)).sort(), 'asked for every member');
   const sizes = readMembers(slice, true, known).find((m) => m.path === 'wedged.scope');
   assert.deepEqual(sizes, { path: 'wedged.scope', currentBytes: 123, fullUs: 0, atMs: 3 }, 'sizes only: no stall total');
+  assert.equal(wanted.at(-1), true, 'asked for sizes only');
+  assert.ok(wanted.slice(0, asked.length - listMembers(slice).length).every((w) => w === false), 'a full read asks for the stall totals too');
 });

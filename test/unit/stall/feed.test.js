@@ -36,7 +36,10 @@ function kernfsLikeFiles(open) {
         if (!fs.existsSync(dir)) throw new CgroupGoneError(dir);
         return files.read(atMs);
       },
-      textOf: (name) => files.textOf(name),
+      textOf: (name) => {
+        if (!fs.existsSync(dir)) throw new CgroupGoneError(dir);
+        return files.textOf(name);
+      },
       close: () => {
         files.close();
         open.n--;
@@ -45,7 +48,7 @@ function kernfsLikeFiles(open) {
   };
 }
 
-function feedOn(dir, clock, open = { n: 0 }) {
+function feedOn(dir, clock, open = { n: 0 }, samples = []) {
   const verdicts = [];
   const logs = [];
   const trigger = { spec: undefined, fire: () => {}, gone: () => {}, closed: false };
@@ -61,12 +64,29 @@ function feedOn(dir, clock, open = { n: 0 }) {
     config: cfg,
     unitsInSlice: () => 2,
     onVerdict: (v) => verdicts.push(v),
+    onSample: (raw) => samples.push({ raw, verdictsBefore: verdicts.length }),
     onGone: () => verdicts.push({ event: 'gone' }),
     log: (msg, fields) => logs.push({ msg, ...fields }),
     now: () => clock.t,
   });
   return { feed, verdicts, logs, trigger };
 }
+
+test('every sample is handed to onSample as read, before its verdict (the OOM watch takes its oom_kill)', () => {
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const samples = [];
+  const { feed, verdicts, trigger } = feedOn(cg.dir, clock, { n: 0 }, samples);
+  feed.start();
+  trigger.fire();
+  cg.set({ fullUs: 1_200_000, ownHigh: 50 });
+  clock.t = 2000;
+  feed.sample();
+  assert.equal(samples.length, 2);
+  assert.deepEqual(samples.map((s) => [s.raw.atMs, s.raw.ownHighEvents, s.raw.oomKills, s.verdictsBefore]), [[0, 0, 0, 0], [2000, 50, 0, 1]]);
+  assert.equal(verdicts.length, 2);
+  feed.stop();
+});
 
 test('asleep until woken; windows while not clear; asleep again once clear', (t) => {
   t.mock.timers.enable({ apis: ['setTimeout'] });
@@ -379,6 +399,22 @@ test('a feed whose windows come late takes steady windows until one comes on tim
   assert.equal(f2.feed.sample()?.window?.kind, 'hot');
   assert.equal(f2.feed.windowMs, onsetMs, 'on time: onset windows still');
   f2.feed.stop();
+});
+
+test('heldFigures: memory.current (and the full-stall total unless sizes only) through the held files; nothing when none are held', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const { feed, trigger } = feedOn(cg.dir, clock);
+  feed.start();
+  assert.equal(feed.heldFigures(0, true), undefined, 'asleep, nothing held: the slice reads by path');
+  trigger.fire();
+  cg.set({ fullUs: 700_000, current: 50 * MiB });
+  assert.deepEqual(feed.heldFigures(40, false), { atMs: 40, currentBytes: 50 * MiB, fullUs: 700_000 });
+  assert.deepEqual(feed.heldFigures(41, true), { atMs: 41, currentBytes: 50 * MiB, fullUs: 0 });
+  fs.rmSync(cg.dir, { recursive: true });
+  assert.equal(feed.heldFigures(42, true), undefined, 'a failed read: undefined, the slice reads by path and finds it gone');
+  feed.stop();
 });
 
 test("recentFigures: the last sample's size and full-stall total while fresh, for the slice's feed; nothing before a sample or once old", () => {
