@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { cgroupDir } from '../cgroup/read';
 import { readCgroupProcesses, rootProcess } from '../proc/table';
 import { sessionId } from '../systemd/names';
-import type { UnitInfo, UserManager } from '../systemd/types';
+import type { UnitEvent, UnitInfo, UserManager } from '../systemd/types';
 import { readRecord, removeRecord } from './record';
 
 export interface Session {
@@ -54,6 +54,17 @@ function stateOrder(state: string, from: 'read' | 'event'): number {
  * thousands of replies. */
 const ADOPT_IN_FLIGHT = 16;
 
+/**
+ * Reads of units started for systemd's events and not yet answered, at most: the same bound as
+ * adopting, for the same reason. A burst of new scopes (200 made within 30 s, bench:storm) brought
+ * thousands of signals; each started its read at once, from inside dbus-next's handling of the
+ * bus's data, and every reply's handler sent the next Get: one turn of the event loop ran for
+ * more than the watchdog's 30 s (libuv reads up to 32 buffers of a busy socket in one turn), and
+ * systemd killed sbd. Events now wait in a queue, one entry per unit (the latest), and the reads
+ * start from it on later turns, as earlier ones are answered.
+ */
+export const EVENT_READS_IN_FLIGHT = 16;
+
 export interface RegistryEvents {
   added: [Session];
   /** The session, and who said it is over: "systemd", or the kernel's signal (ended()). */
@@ -64,6 +75,11 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
   private readonly byUnit = new Map<string, Session>();
   /** Units being looked up, so that a burst of events costs one lookup. */
   private readonly pending = new Set<string>();
+  /** Units with an event not yet handled, each with its latest event (EVENT_READS_IN_FLIGHT). */
+  private readonly queued = new Map<string, UnitEvent>();
+  /** Reads started for events and not yet answered. */
+  private eventReads = 0;
+  private drainScheduled = false;
   /** Units with an event after their lookup began: that lookup may have read the state before
    * the event (a new scope reads "inactive" while systemd starts it), so it is read again. */
   private readonly stale = new Set<string>();
@@ -101,12 +117,56 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
     this.manager.onUnitEvent((e) => {
       if (!/\.(scope|service)$/.test(e.unit)) return;
       if (e.type === 'unit-removed') {
+        this.queued.delete(e.unit);
         this.over.delete(e.unit);
         this.elsewhere.delete(e.unit);
         this.drop(e.unit);
         if (this.pending.has(e.unit)) this.markStale(e.unit); // its lookup must not bring it back
-      } else if (e.type !== 'unit-changed' || !this.changedLightly(e)) void this.refresh(e.unit, e.type === 'unit-changed' ? e : undefined);
+        return;
+      }
+      if (this.pending.has(e.unit) && !this.queued.has(e.unit)) {
+        // its lookup in flight reads it again, or takes the event's values: no read of its own
+        this.markStale(e.unit, e.type === 'unit-changed' ? e : undefined);
+        return;
+      }
+      this.queued.delete(e.unit); // (re)inserted last: the queue runs in the order of the units' latest events
+      this.queued.set(e.unit, e);
+      this.scheduleDrain();
     });
+  }
+
+  /** Units whose events wait for a read to start (for tests and status). */
+  get eventsQueued(): number {
+    return this.queued.size;
+  }
+
+  private scheduleDrain(): void {
+    if (this.drainScheduled) return;
+    this.drainScheduled = true;
+    setImmediate(() => {
+      this.drainScheduled = false;
+      this.drain();
+    }).unref();
+  }
+
+  /** Handle queued events while fewer than EVENT_READS_IN_FLIGHT of their reads are unanswered. */
+  private drain(): void {
+    for (const [unit, e] of this.queued) {
+      if (this.eventReads >= EVENT_READS_IN_FLIGHT) return;
+      this.queued.delete(unit);
+      const values = e.type === 'unit-changed' ? e : undefined;
+      if (this.pending.has(unit)) {
+        this.markStale(unit, values); // the lookup in flight reads it again, or takes the event's values
+        continue;
+      }
+      const read = e.type === 'unit-changed' ? this.changedLightly(e) : false;
+      if (read === true) continue; // handled without a read
+      this.eventReads++;
+      void (read === false ? this.refresh(unit, values) : read).finally(() => {
+        this.eventReads--;
+        if (this.queued.size > 0) this.scheduleDrain();
+      });
+    }
   }
 
   /**
@@ -114,10 +174,11 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
    * ten Gets: a storm's 200 scopes made the registry 11-14 % of sbd's CPU, bench:storm): a unit
    * no longer live is dropped, or not adopted; a session still live in the same invocation has
    * only its limits read (someone may have changed them); a live unit read before outside the
-   * slices, in the same invocation, is left alone. False: read it all (a unit being looked up, a
-   * new invocation, a unit not known yet, or a signal without the values).
+   * slices, in the same invocation, is left alone. True: handled; a promise: its limits' read,
+   * started. False: read it all (a unit being looked up, a new invocation, a unit not known yet,
+   * or a signal without the values).
    */
-  private changedLightly(e: { unit: string; activeState?: string; invocationId?: string }): boolean {
+  private changedLightly(e: { unit: string; activeState?: string; invocationId?: string }): boolean | Promise<void> {
     if (e.activeState === undefined || this.pending.has(e.unit)) return false;
     const known = this.byUnit.get(e.unit);
     if (!known && e.invocationId !== undefined && LIVE.has(e.activeState) && this.elsewhere.get(e.unit) === e.invocationId) return true;
@@ -129,16 +190,19 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
     const getLimits = this.manager.getUnitLimits?.bind(this.manager);
     if (!known || !getLimits || e.invocationId !== known.invocationId) return false; // (without an InvocationID: read it all)
     this.pending.add(e.unit);
-    void getLimits(e.unit)
+    return getLimits(e.unit)
       .then((limits) => {
         if (limits && this.byUnit.get(e.unit) === known) Object.assign(known, limits);
       }, (err: unknown) => this.onWarn('cannot read a unit from systemd', { unit: e.unit, err }))
       .finally(() => {
         this.pending.delete(e.unit);
         this.seenMeanwhile.delete(e.unit);
-        if (this.stale.delete(e.unit)) void this.refresh(e.unit); // another event meanwhile: read it all
+        // another event meanwhile: read it all, its turn in the queue
+        if (this.stale.delete(e.unit) && !this.queued.has(e.unit)) {
+          this.queued.set(e.unit, { type: 'unit-new', unit: e.unit });
+          this.scheduleDrain();
+        }
       });
-    return true;
   }
 
   /**

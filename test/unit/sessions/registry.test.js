@@ -99,14 +99,49 @@ test('registry: a unit removed while its lookup is in flight is not brought back
   assert.equal(r.size, 0);
 });
 
-test('registry: a burst of events during one lookup costs one more lookup, not one each', async () => {
+test('registry: a burst of events during one lookup costs one more lookup, not one each; a burst before it, one lookup', async () => {
   const { m, answer, r, count } = await countingRegistry();
   m.units.set('k.scope', unit('k.scope'));
-  for (let i = 0; i < 10; i++) m.fire({ type: 'unit-changed', unit: 'k.scope', changed: ['ActiveState'] });
+  m.fire({ type: 'unit-changed', unit: 'k.scope', changed: ['ActiveState'] });
+  await settle(); // its lookup begins
+  for (let i = 0; i < 9; i++) m.fire({ type: 'unit-changed', unit: 'k.scope', changed: ['ActiveState'] });
+  await settle();
   await answer();
   await answer();
   assert.equal(count.lookups, 2);
   assert.equal(r.size, 1);
+  m.units.set('j.scope', unit('j.scope'));
+  for (let i = 0; i < 10; i++) m.fire({ type: 'unit-changed', unit: 'j.scope', changed: ['ActiveState'] });
+  assert.equal(r.eventsQueued, 1, 'queued once, its latest event');
+  await settle();
+  await answer();
+  assert.equal(count.lookups, 3, 'one lookup');
+  assert.equal(r.size, 2);
+});
+
+test("registry: events start at most EVENT_READS_IN_FLIGHT reads, on later turns of the event loop, never from inside the bus's handler (the storm's creation: sbd killed by its watchdog)", async () => {
+  const { EVENT_READS_IN_FLIGHT } = require('../../../dist/sessions/registry.js');
+  assert.equal(EVENT_READS_IN_FLIGHT, 16);
+  const { m, answer, r, count } = await countingRegistry();
+  let inFlight = 0;
+  let most = 0;
+  const get = m.getUnit;
+  m.getUnit = async (u) => { inFlight++; most = Math.max(most, inFlight); try { return await get(u); } finally { inFlight--; } };
+  for (let i = 0; i < 100; i++) {
+    m.units.set(`s-${i}.scope`, unit(`s-${i}.scope`));
+    m.fire({ type: 'unit-new', unit: `s-${i}.scope` });
+  }
+  assert.equal(count.lookups, 0, 'nothing read from inside the handler of the signals');
+  assert.equal(r.eventsQueued, 100);
+  let timerRan = false;
+  setTimeout(() => { timerRan = true; }, 0);
+  await settle();
+  assert.equal(count.lookups, 16, 'sixteen reads started on the next turn');
+  for (let i = 0; i < 40 && r.size < 100; i++) await answer();
+  assert.equal(r.size, 100, 'every unit adopted in the end');
+  assert.equal(most, 16, 'never more than sixteen reads unanswered');
+  assert.equal(timerRan, true, 'timers ran meanwhile');
+  assert.equal(r.eventsQueued, 0);
 });
 
 test('registry: adopts many a few lookups at a time, and says how far it is until done', async () => {
@@ -232,6 +267,7 @@ test('registry: a change whose signal carries the state is taken without reading
   assert.equal(r.get('l')?.memoryHigh, 1 << 29, 'its limits followed');
   // stopping: dropped at once, nothing read
   m.fire({ type: 'unit-changed', unit: 'o.scope', changed: ['ActiveState'], activeState: 'deactivating', invocationId: 'a'.repeat(32) });
+  await settle();
   assert.deepEqual(seen, ['+l.scope', '+o.scope', '-o.scope']);
   // an unknown unit going down (not a session): nothing read, nothing added
   m.fire({ type: 'unit-changed', unit: 'other.service', changed: ['ActiveState'], activeState: 'inactive' });
@@ -259,6 +295,7 @@ test('registry: an event while the limits are read makes a whole read after it',
   await r.start();
   m.getUnit = (u) => { reads.push(`unit ${u}`); return get(u); };
   m.fire({ type: 'unit-changed', unit: 'p.scope', changed: ['ActiveState'], activeState: 'active', invocationId: 'a'.repeat(32) });
+  await settle(); // its limits' read begins
   m.units.set('p.scope', { ...unit('p.scope'), activeState: 'deactivating' });
   m.fire({ type: 'unit-changed', unit: 'p.scope', changed: ['ActiveState'], activeState: 'deactivating', invocationId: 'a'.repeat(32) });
   release();
@@ -299,6 +336,7 @@ test('registry: events with their state during a new unit\'s lookup are taken fr
   // a transient scope: UnitNew while systemd starts it (read inactive), then activating, active
   m.units.set('t.scope', { ...unit('t.scope'), activeState: 'inactive' });
   m.fire({ type: 'unit-new', unit: 't.scope' });
+  await settle(); // its lookup begins
   changed('t.scope', 'activating');
   changed('t.scope', 'active');
   await answer();
@@ -307,6 +345,7 @@ test('registry: events with their state during a new unit\'s lookup are taken fr
   // the last signal says it stopped: not adopted, still one read
   m.units.set('u.scope', { ...unit('u.scope'), activeState: 'active' });
   m.fire({ type: 'unit-new', unit: 'u.scope' });
+  await settle();
   changed('u.scope', 'deactivating');
   await answer();
   assert.equal(count.lookups, 2);
@@ -314,6 +353,7 @@ test('registry: events with their state during a new unit\'s lookup are taken fr
   // one event without the values: read again
   m.units.set('v.scope', { ...unit('v.scope'), activeState: 'inactive' });
   m.fire({ type: 'unit-new', unit: 'v.scope' });
+  await settle();
   changed('v.scope', 'activating');
   m.fire({ type: 'unit-changed', unit: 'v.scope', changed: ['ActiveState'] });
   m.units.set('v.scope', unit('v.scope'));
@@ -324,6 +364,7 @@ test('registry: events with their state during a new unit\'s lookup are taken fr
   // a read of another invocation than the signal's (restarted meanwhile): read again
   m.units.set('w.scope', { ...unit('w.scope', 'sessions.slice', 'b'.repeat(32)), activeState: 'inactive' });
   m.fire({ type: 'unit-new', unit: 'w.scope' });
+  await settle();
   m.units.set('w.scope', unit('w.scope', 'sessions.slice', 'c'.repeat(32)));
   changed('w.scope', 'active', 'c'.repeat(32));
   await answer();
@@ -333,6 +374,7 @@ test('registry: events with their state during a new unit\'s lookup are taken fr
   // no cgroup in the first read (systemd had not made it yet): read again
   m.units.set('x.scope', { ...unit('x.scope'), activeState: 'inactive', controlGroup: '' });
   m.fire({ type: 'unit-new', unit: 'x.scope' });
+  await settle();
   m.units.set('x.scope', unit('x.scope'));
   changed('x.scope', 'active');
   await answer();
@@ -347,6 +389,7 @@ test('registry: of the read\'s state and an event\'s during the read, the later 
   // read while it already stops; the event of its start came during the read (older): not adopted
   m.units.set('y.scope', { ...unit('y.scope'), activeState: 'deactivating' });
   m.fire({ type: 'unit-new', unit: 'y.scope' });
+  await settle(); // its read begins
   m.fire({ type: 'unit-changed', unit: 'y.scope', changed: ['ActiveState'], activeState: 'active', invocationId: inv });
   await answer();
   assert.equal(count.lookups, 1);
