@@ -48,7 +48,7 @@ storm() {
 for s in $(seq 1 "$SINGLES"); do storm single 1 "single$s"; sleep 3; done
 storm storm "$STORM" storm
 c0=$(awk -F'\t' '$1 == "sbd_ticks_at_release" {print $2}' /tmp/rounds.txt)
-{ printf 'sbd_rss_kib\t%s\nsbd_cpu_s_during_storm\t%s\n' "$(awk '/^VmRSS/{print $2}' /proc/$pid/status)" "$(awk "BEGIN{print ($c1-$c0)/100}")"; grep -E '^(hogs_ready|sbd_quiet_after_s|released_at_ms|onset_round_ms|onset_notices|onsets_after_release_s|onsets_seen|onset_read_errors)' /tmp/rounds.txt; } >"$LAB_OUT/storm-sbd.txt"
+{ printf 'sbd_rss_kib\t%s\nsbd_cpu_s_during_storm\t%s\n' "$(awk '/^VmRSS/{print $2}' /proc/$pid/status)" "$(awk "BEGIN{print ($c1-$c0)/100}")"; grep -E '^(hogs_ready|sbd_adopted_after_s|released_at_ms|onset_round_ms|onset_notices|onsets_after_release_s|onsets_seen|onset_read_errors)' /tmp/rounds.txt; } >"$LAB_OUT/storm-sbd.txt"
 cat "$LAB_OUT/storm-sbd.txt"
 sbd_record
 if [[ -n ${SBD_PROF:-} ]]; then
