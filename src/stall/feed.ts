@@ -69,6 +69,26 @@ export function cadenceUnderLoad(cadence: Cadence, lateInARow: number): Cadence 
   return cadence === 'onset' && lateInARow >= LATE_WINDOWS_UNDER_LOAD ? 'steady' : cadence;
 }
 
+/**
+ * While sbd runs late (LATE_WINDOWS_UNDER_LOAD), a feed whose deadline runs takes windows this many
+ * times windowS long. Its session stands still already: its windows only watch for progress or a
+ * clear window before the deadline ends, and a longer window judges that as well (a share over
+ * 8 s, not 2 s). In a storm they were the windows of sessions judged already, taking sbd from
+ * those not judged yet (bench:storm); the cost is a deadline's end or a recovery seen up to 8 s
+ * later while sbd is behind, against a deadline of minutes.
+ */
+export const DEADLINE_WINDOWS_STRETCH_UNDER_LOAD = 4;
+
+/**
+ * How long a feed's next window is, in ms (pure): its cadence's (windowMsOf), stretched
+ * DEADLINE_WINDOWS_STRETCH_UNDER_LOAD times while a deadline runs on the PSI feed and its last
+ * LATE_WINDOWS_UNDER_LOAD windows came late.
+ */
+export function windowPeriodMs(cadence: Cadence, mode: FeedMode, cfg: DetectorConfig, deadlineRuns: boolean, lateInARow: number): number {
+  const ms = windowMsOf(cadence, mode, cfg);
+  return mode === 'psi' && deadlineRuns && lateInARow >= LATE_WINDOWS_UNDER_LOAD ? ms * DEADLINE_WINDOWS_STRETCH_UNDER_LOAD : ms;
+}
+
 export class SessionFeed {
   mode: FeedMode = 'psi';
   /** Why the session is sampled on a timer, when it is. */
@@ -166,7 +186,7 @@ export class SessionFeed {
   /** (Re)start the timer at the current cadence's period, unless it already runs at it. */
   private schedule(): void {
     const cadence = this.nextCadence();
-    const ms = windowMsOf(cadence, this.mode, this.host.config);
+    const ms = windowPeriodMs(cadence, this.mode, this.host.config, this.state.deadline !== undefined, this.lateInARow);
     if (this.stopped) return;
     this.timerCadence = cadence;
     if (this.timer !== undefined && this.timerMs === ms) return;

@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { SessionFeed, cadenceUnderLoad, LATE_WINDOWS_UNDER_LOAD, FILES_LINGER_MS } = require('../../../dist/stall/feed.js');
+const { SessionFeed, cadenceUnderLoad, LATE_WINDOWS_UNDER_LOAD, FILES_LINGER_MS, DEADLINE_WINDOWS_STRETCH_UNDER_LOAD, windowPeriodMs } = require('../../../dist/stall/feed.js');
 const { SampleFiles, CgroupGoneError } = require('../../../dist/cgroup/read.js');
 const { writeScopeFiles } = require('../../support/fake-cgroup');
 const { parseConfig } = require('../../../dist/config/load.js');
@@ -387,7 +387,26 @@ test('a feed whose windows come late takes steady windows until one comes on tim
   hot(steadyMs);
   const v = feed.sample();
   assert.equal(v?.event, 'standing-still', 'judged as a steady window: its second hot one stands still');
+  assert.equal(feed.windowMs, steadyMs, 'a deadline runs, on time: steady windows');
+  // the deadline runs and sbd falls behind: two late windows in a row stretch the next ones
+  clock.t += steadyMs + onsetMs + 100;
+  hot(steadyMs + onsetMs + 100);
+  assert.equal(feed.sample()?.state, 'standing-still');
+  assert.equal(feed.windowMs, steadyMs, 'one late window: steady still');
+  clock.t += steadyMs + onsetMs + 100;
+  hot(steadyMs + onsetMs + 100);
+  assert.equal(feed.sample()?.state, 'standing-still');
+  assert.equal(feed.windowMs, steadyMs * DEADLINE_WINDOWS_STRETCH_UNDER_LOAD, 'two late windows in a row while a deadline runs: stretched');
+  // a stretched window judges its share over its own length; on time again, steady windows
+  clock.t += steadyMs * DEADLINE_WINDOWS_STRETCH_UNDER_LOAD;
+  hot(steadyMs * DEADLINE_WINDOWS_STRETCH_UNDER_LOAD);
+  const long = feed.sample();
+  assert.equal(long?.window?.kind, 'hot');
+  assert.equal(long?.window?.windowMs, steadyMs * DEADLINE_WINDOWS_STRETCH_UNDER_LOAD);
+  assert.equal(feed.windowMs, steadyMs, 'on time: steady windows again');
   feed.stop();
+  assert.equal(windowPeriodMs('steady', 'psi', cfg, false, 5), steadyMs, 'no deadline: never stretched (onset windows fall back to steady ones instead)');
+  assert.equal(windowPeriodMs('steady', 'timer', cfg, true, 5), 5000, 'the timer feed keeps its period');
   // and on time from the start: onset windows throughout
   const cg2 = fakeCgroup();
   const clock2 = { t: 0 };
