@@ -86,6 +86,7 @@ async function main() {
     while (listed() < n && Date.now() - from < 300_000) await new Promise((r) => setTimeout(r, 2000));
     console.error(`sbd_adopted_after_s\t${((Date.now() - from) / 1000).toFixed(1)}`);
   }
+  if (process.env.STORM_CREATE_ONLY) return; // bench:creation: the burst of new scopes alone, never released
   if (sbd) console.error(`sbd_ticks_at_release\t${fs.readFileSync(`/proc/${sbd}/stat`, 'utf8').replace(/^.*\) /, '').split(' ').slice(11, 13).reduce((a, x) => a + Number(x), 0)}`);
   const writer = fs.openSync(fifo, 'r+'); // read-write: never blocks, and stays a writer for late readers
   fs.writeSync(writer, Buffer.alloc(n, 120)); // a byte each
