@@ -7,7 +7,8 @@
 // adoption and before its stop).
 // --callees NAME: instead, the total time under each frame called directly from a frame named
 // NAME (where a function's time went, one level down; its own time as "(self)").
-//   node bench/cpuprofile.js FILE.cpuprofile [--under NAME | --callees NAME] [--from S] [--to T] [--top N]
+// --tree DEPTH [--min MS]: instead, the call tree top-down to DEPTH levels, each frame's total time.
+//   node bench/cpuprofile.js FILE.cpuprofile [--under NAME | --callees NAME | --tree DEPTH] [--from S] [--to T] [--top N]
 const fs = require('node:fs');
 
 /**
@@ -108,6 +109,44 @@ function calleeTimes(profile, name, { fromUs = 0, toUs = Infinity } = {}) {
   return [...tot].map(([n, totalUs]) => ({ name: n, totalUs })).sort((a, b) => b.totalUs - a.totalUs);
 }
 
+/**
+ * The call tree top-down, to `depth` levels below the root: each frame's total time (µs, its
+ * samples and its callees') from `fromUs` to before `toUs`, callees biggest first, frames under
+ * `minUs` left out. Lines are "indent ms name".
+ * @param {Profile} profile  @param {{ fromUs?: number, toUs?: number, depth?: number, minUs?: number }} [o]
+ * @returns {string[]}
+ */
+function treeLines(profile, { fromUs = 0, toUs = Infinity, depth = 5, minUs = 0 } = {}) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map();
+  let atUs = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    atUs += profile.timeDeltas[i];
+    if (atUs < fromUs || atUs >= toUs) continue;
+    self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i + 1] ?? 0));
+  }
+  const total = new Map();
+  const totalOf = (id) => {
+    let t = total.get(id);
+    if (t !== undefined) return t;
+    t = self.get(id) ?? 0;
+    for (const c of byId.get(id)?.children ?? []) t += totalOf(c);
+    total.set(id, t);
+    return t;
+  };
+  const lines = [];
+  const walk = (id, level) => {
+    const us = totalOf(id);
+    if (us < minUs) return;
+    lines.push(`${'  '.repeat(level)}${(us / 1000).toFixed(0)} ${frameName(/** @type {ProfileNode} */ (byId.get(id)))}`);
+    if (level >= depth) return;
+    for (const c of [...(byId.get(id)?.children ?? [])].sort((a, b) => totalOf(b) - totalOf(a))) walk(c, level + 1);
+  };
+  const root = profile.nodes[0];
+  if (root) walk(root.id, 0);
+  return lines;
+}
+
 if (require.main === module) {
   const args = process.argv.slice(2);
   const opt = (k) => {
@@ -119,7 +158,14 @@ if (require.main === module) {
   const top = Number(opt('--top') ?? 15);
   const from = Number(opt('--from') ?? 0);
   const to = Number(opt('--to') ?? Infinity);
+  const tree = opt('--tree');
+  const minMs = Number(opt('--min') ?? 0);
   const profile = JSON.parse(fs.readFileSync(args[0], 'utf8'));
+  if (tree !== undefined) {
+    console.log(`${args[0]}: the call tree${from ? ` from ${from} s` : ''}${to < Infinity ? ` to ${to} s` : ''}, ms under each frame (its own and its callees'), ${tree} levels, frames of ${minMs} ms or more`);
+    for (const l of treeLines(profile, { fromUs: from * 1e6, toUs: to * 1e6, depth: Number(tree), minUs: minMs * 1000 })) console.log(l);
+    process.exit(0);
+  }
   if (callees !== undefined) {
     console.log(`${args[0]}: what ${callees} called${from ? ` from ${from} s` : ''}${to < Infinity ? ` to ${to} s` : ''}, total time under each`);
     console.log('| ms | callee |\n| ---: | --- |');
@@ -132,4 +178,4 @@ if (require.main === module) {
   for (const r of rows.slice(0, top)) console.log(`| ${(r.selfUs / 1000).toFixed(1)} | ${((100 * r.selfUs) / totalUs).toFixed(1)} % | ${r.name} |`);
 }
 
-module.exports = { selfTimes, entries, frameName, calleeTimes };
+module.exports = { selfTimes, entries, frameName, calleeTimes, treeLines };

@@ -109,6 +109,10 @@ test('bench: a .cpuprofile\'s time one level under a named frame, per callee (--
   assert.deepEqual(calleeTimes(profile, 'tell').map((r) => [r.name, r.totalUs]), [['(self)', 40], ['emit dist/daemon/x.js:1', 30], ['journal dist/daemon/x.js:1', 30]]);
   assert.deepEqual(calleeTimes(profile, 'tell', { fromUs: 30 }).map((r) => [r.name, r.totalUs]), [['(self)', 40], ['journal dist/daemon/x.js:1', 30], ['emit dist/daemon/x.js:1', 0]], 'the last sample stands for no time');
   assert.deepEqual(calleeTimes(profile, 'nothing'), []);
+  const { treeLines } = require('../../bench/cpuprofile.js');
+  const inMs = { ...profile, timeDeltas: profile.timeDeltas.map((d) => d * 1000) };
+  assert.deepEqual(treeLines(inMs, { depth: 2 }), ['150 (root)', '  100 tell dist/daemon/x.js:1', '    30 emit dist/daemon/x.js:1', '    30 journal dist/daemon/x.js:1', '  50 (idle)'], '--tree: each frame\'s total, callees biggest first, two levels');
+  assert.deepEqual(treeLines(inMs, { depth: 3, minUs: 35_000 }), ['150 (root)', '  100 tell dist/daemon/x.js:1', '  50 (idle)'], 'frames under --min left out');
 });
 
 test('bench:idle: wakeups and CPU a minute from a 60 s count, start times, the baseline beside (issue 15)', () => {
