@@ -74,6 +74,11 @@ export function readOptional(dir: string, name: string): string | undefined {
   }
 }
 
+/** memory.pressure's `full` total (µs) from its text; 0 when there is none (a kernel without PSI). */
+export function fullStallUsOf(pressureText: string | undefined, dir: string): number {
+  return pressureText === undefined ? 0 : (parsePressure(pressureText, `${dir}/memory.pressure`).full?.totalUs ?? 0);
+}
+
 /** memory.current of the cgroup at `dir`, in bytes; CgroupGoneError when the cgroup vanished. */
 export function readCurrentBytes(dir: string): number {
   return parseSingle(readCgroupFile(dir, 'memory.current'), `${dir}/memory.current`);

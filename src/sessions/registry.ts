@@ -135,7 +135,7 @@ export class SessionRegistry extends EventEmitter<RegistryEvents> {
     });
   }
 
-  /** Units whose events wait for a read to start (for tests and status). */
+  /** Units whose events wait for a read to start (the tests look). */
   get eventsQueued(): number {
     return this.queued.size;
   }

@@ -4,8 +4,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseFlatKeyed, parseLimit, parsePressure, parseRequiredKeys } from '../cgroup/parse';
-import { CgroupGoneError, readCgroupFile, readCurrentBytes, readOptional } from '../cgroup/read';
+import { parseFlatKeyed, parseLimit, parseRequiredKeys } from '../cgroup/parse';
+import { CgroupGoneError, fullStallUsOf, readCgroupFile, readCurrentBytes, readOptional } from '../cgroup/read';
 import { readMeminfo } from '../proc/meminfo';
 import type { MemberSample, SliceSample } from './detector';
 
@@ -28,8 +28,7 @@ function readMember(dir: string, rel: string, sizesOnly: boolean, known?: Member
   try {
     const current = readCurrentBytes(dir);
     const pressure = sizesOnly ? undefined : readOptional(dir, 'memory.pressure');
-    const fullUs = pressure === undefined ? 0 : (parsePressure(pressure, `${dir}/memory.pressure`).full?.totalUs ?? 0);
-    return { path: rel, currentBytes: current, fullUs };
+    return { path: rel, currentBytes: current, fullUs: fullStallUsOf(pressure, dir) };
   } catch (err) {
     if (err instanceof CgroupGoneError) return undefined;
     throw err;

@@ -7,8 +7,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parsePressure, parseSingle } from '../cgroup/parse';
-import { CgroupGoneError, type MemorySample, readMemorySample, SampleFiles, type SampleFileName } from '../cgroup/read';
+import { parseSingle } from '../cgroup/parse';
+import { CgroupGoneError, fullStallUsOf, type MemorySample, readMemorySample, SampleFiles, type SampleFileName } from '../cgroup/read';
 import type { DetectorConfig } from '../config/schema';
 import { type NativeError, PsiTrigger, type PsiTriggerSpec, PsiWindowError } from '../native';
 import { monotonicMs } from '../util/clock';
@@ -339,8 +339,7 @@ export class SessionFeed {
       const current = this.files.textOf('memory.current');
       if (current === undefined) return undefined;
       const pressure = sizesOnly ? undefined : this.files.textOf('memory.pressure');
-      const fullUs = pressure === undefined ? 0 : (parsePressure(pressure, `${this.cgroupDir}/memory.pressure`).full?.totalUs ?? 0);
-      return { atMs: nowMs, currentBytes: parseSingle(current, `${this.cgroupDir}/memory.current`), fullUs };
+      return { atMs: nowMs, currentBytes: parseSingle(current, `${this.cgroupDir}/memory.current`), fullUs: fullStallUsOf(pressure, this.cgroupDir) };
     } catch {
       return undefined;
     }
