@@ -7,6 +7,8 @@
 # $LAB_OUT/storm-sbd.txt (sbd's RSS, and its CPU from the storm's release to its last verdict).
 # PREFILL=0: the hogs start from nothing instead of 3 MiB under their brakes (bench/guest/storm.js).
 # SBD_PROF=1: sbd runs under node --cpu-prof; its profile lands in $LAB_OUT/sbd-storm.cpuprofile.
+# SBD_TIMING=1: sbd runs with bench/guest/sbd-timing.js (its hot functions timed, no profiler);
+# the running totals land in $LAB_OUT/sbd-timing.jsonl.
 set -u
 STORM=${STORM:-50}
 SINGLES=${SINGLES:-5}
@@ -19,6 +21,11 @@ if [[ -n ${SBD_PROF:-} ]]; then # sbd under node --cpu-prof: the profile is writ
   as mkdir -p /home/tester/.config/systemd/user/sbd.service.d /home/tester/sbd-prof
   # (and no watchdog: a profile is written only by an orderly exit, never after the watchdog's SIGABRT)
   printf '[Service]\nWatchdogSec=0\nTimeoutStopSec=600\nExecStart=\nExecStart=%s --cpu-prof --cpu-prof-dir=/home/tester/sbd-prof /mnt/proj/dist/daemon/main.js\n' "$(as sh -c 'command -v node')" | as tee /home/tester/.config/systemd/user/sbd.service.d/90-prof.conf >/dev/null
+  as systemctl --user daemon-reload
+fi
+if [[ -n ${SBD_TIMING:-} ]]; then
+  as mkdir -p /home/tester/.config/systemd/user/sbd.service.d
+  printf '[Service]\nEnvironment=NODE_OPTIONS=--require=/mnt/proj/bench/guest/sbd-timing.js SBD_TIMING_OUT=/home/tester/sbd-timing.jsonl\n' | as tee /home/tester/.config/systemd/user/sbd.service.d/91-timing.conf >/dev/null
   as systemctl --user daemon-reload
 fi
 sbd_config '{"raise": {"enabled": false}, "detector": {"graceS": 600}}'; sleep 5
@@ -51,6 +58,7 @@ c0=$(awk -F'\t' '$1 == "sbd_ticks_at_release" {print $2}' /tmp/rounds.txt)
 { printf 'sbd_rss_kib\t%s\nsbd_cpu_s_during_storm\t%s\n' "$(awk '/^VmRSS/{print $2}' /proc/$pid/status)" "$(awk "BEGIN{print ($c1-$c0)/100}")"; grep -E '^(hogs_ready|sbd_adopted_after_s|released_at_ms|onset_round_ms|onset_notices|onsets_after_release_s|onsets_seen|onset_read_errors)' /tmp/rounds.txt; } >"$LAB_OUT/storm-sbd.txt"
 cat "$LAB_OUT/storm-sbd.txt"
 sbd_record
+if [[ -n ${SBD_TIMING:-} ]]; then as systemctl --user stop sbd.service; cp /home/tester/sbd-timing.jsonl "$LAB_OUT/"; fi
 if [[ -n ${SBD_PROF:-} ]]; then
   as systemctl --user stop sbd.service; for _ in $(seq 1 60); do ls /home/tester/sbd-prof/*.cpuprofile >/dev/null 2>&1 && break; sleep 2; done
   cp /home/tester/sbd-prof/*.cpuprofile "$LAB_OUT/sbd-storm.cpuprofile" && echo "sbd's profile: $LAB_OUT/sbd-storm.cpuprofile"

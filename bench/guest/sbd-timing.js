@@ -1,0 +1,80 @@
+'use strict';
+// Loaded into sbd by `node --require` (bench/guest/storm.sh, SBD_TIMING=1): times sbd's hot
+// functions by wrapping them, without a profiler. The guest's CPU profiles misattribute small
+// functions under TCG (RESULTS, session 13); this counts each call's wall time on the monotonic
+// clock and the process's CPU time (getrusage) around it, per name, and appends the running totals to
+// $SBD_TIMING_OUT (one JSON line) every 2 s and at exit. Nothing in src/ knows of it.
+const fs = require('node:fs');
+const path = require('node:path');
+const { performance } = require('node:perf_hooks');
+
+const dist = path.join(__dirname, '..', '..', 'dist');
+const out = process.env.SBD_TIMING_OUT || '/tmp/sbd-timing.json';
+const totals = new Map(); // name -> { calls, wallMs, cpuMs }
+let depth = 0; // nested wrapped calls count in their own and their caller's totals
+
+function timed(name, fn) {
+  return function wrapped(...args) {
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    depth++;
+    try {
+      return fn.apply(this, args);
+    } finally {
+      depth--;
+      const c = process.cpuUsage(c0);
+      const t = totals.get(name) ?? { calls: 0, wallMs: 0, cpuMs: 0 };
+      t.calls++;
+      t.wallMs += performance.now() - t0;
+      t.cpuMs += (c.user + c.system) / 1000;
+      totals.set(name, t);
+    }
+  };
+}
+
+/** Wrap `owner[key]` (a module's export or a prototype's method) under `name`. */
+function wrap(owner, key, name) {
+  if (typeof owner?.[key] !== 'function') return process.stderr.write(`sbd-timing: no ${name}\n`);
+  owner[key] = timed(name, owner[key]);
+}
+
+const mod = (p) => require(path.join(dist, p));
+const { Incidents } = mod('daemon/incidents.js');
+wrap(Incidents.prototype, 'tell', 'incident.tell');
+// Each listener of the incidents, by the order service.ts adds them.
+const LISTENERS = ['incident.metrics', 'incident.signal', 'incident.inbox', 'incident.notify'];
+const onIncident = Incidents.prototype.onIncident;
+Incidents.prototype.onIncident = function (l) {
+  const n = (this.__timedListeners = (this.__timedListeners ?? 0) + 1);
+  return onIncident.call(this, timed(LISTENERS[n - 1] ?? `incident.listener${n}`, l));
+};
+wrap(mod('native.js'), 'journalSend', 'journal.send');
+wrap(mod('journal/encode.js'), 'encodeEntry', 'journal.encode');
+wrap(mod('journal/incident-entry.js'), 'incidentEntry', 'journal.entry');
+wrap(mod('inbox/store.js').InboxWriter.prototype, 'append', 'inbox.append');
+const feed = mod('stall/feed.js').SessionFeed.prototype;
+wrap(feed, 'sample', 'feed.sample');
+wrap(feed, 'wake', 'feed.wake');
+wrap(mod('cgroup/read.js').SampleFiles.prototype, 'read', 'feed.read');
+wrap(mod('cgroup/read.js'), 'readMemorySample', 'feed.readByPath');
+wrap(mod('cgroup/read.js').SampleFiles, 'open', 'feed.open');
+wrap(mod('stall/detector.js'), 'step', 'detector.step');
+wrap(mod('daemon/controller.js').BrakeController.prototype, 'onVerdict', 'controller.onVerdict');
+wrap(mod('cgroup/slice-count.js').SliceCounts.prototype, 'get', 'sliceCount.get');
+wrap(mod('slice/read.js'), 'readSliceSample', 'slice.read');
+wrap(mod('daemon/state-file.js'), 'saveState', 'state.save');
+
+const started = performance.now();
+const elu0 = performance.eventLoopUtilization();
+function dump() {
+  const rows = Object.fromEntries([...totals].map(([k, v]) => [k, { calls: v.calls, wallMs: Math.round(v.wallMs), cpuMs: Math.round(v.cpuMs) }]));
+  const cpu = process.cpuUsage();
+  const doc = { atMs: Date.now(), upMs: Math.round(performance.now() - started), cpuMs: Math.round((cpu.user + cpu.system) / 1000), elu: performance.eventLoopUtilization(elu0).utilization, rows };
+  try {
+    fs.appendFileSync(out, `${JSON.stringify(doc)}\n`);
+  } catch {
+    /* the bench reads what is there */
+  }
+}
+setInterval(dump, 2000).unref();
+process.on('exit', dump);
