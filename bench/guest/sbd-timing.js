@@ -69,7 +69,10 @@ const elu0 = performance.eventLoopUtilization();
 function dump() {
   const rows = Object.fromEntries([...totals].map(([k, v]) => [k, { calls: v.calls, wallMs: Math.round(v.wallMs), cpuMs: Math.round(v.cpuMs) }]));
   const cpu = process.cpuUsage();
-  const doc = { atMs: Date.now(), upMs: Math.round(performance.now() - started), cpuMs: Math.round((cpu.user + cpu.system) / 1000), elu: performance.eventLoopUtilization(elu0).utilization, rows };
+  const elu = performance.eventLoopUtilization(elu0);
+  // The kernel's view of sbd's main thread: time on a CPU, and time runnable but waiting for one.
+  const [onCpuNs, waitingNs] = fs.readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ').map(Number);
+  const doc = { atMs: Date.now(), upMs: Math.round(performance.now() - started), cpuMs: Math.round((cpu.user + cpu.system) / 1000), loopActiveMs: Math.round(elu.active), loopIdleMs: Math.round(elu.idle), mainOnCpuMs: Math.round(onCpuNs / 1e6), mainRunnableWaitMs: Math.round(waitingNs / 1e6), rows };
   try {
     fs.appendFileSync(out, `${JSON.stringify(doc)}\n`);
   } catch {
