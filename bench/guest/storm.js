@@ -145,6 +145,7 @@ async function main() {
   const at = [...onset.values()];
   if (at.length) console.error(`onsets_after_release_s\t${((Math.min(...at) - start) / 1000).toFixed(1)}-${((Math.max(...at) - start) / 1000).toFixed(1)}`);
   console.error(`onsets_seen\t${onset.size}`);
+  console.error(`watcher_cgroup\t${fs.readFileSync('/proc/self/cgroup', 'utf8').trim()}`);
   console.error(`onset_read_errors\t${readErrors}${lastReadError ? ` (last: ${lastReadError.replace(/\s+/g, ' ')})` : ''}`);
   for (const u of units) console.log(`${u}\t${onset.get(u) ?? ''}`);
 }

@@ -28,6 +28,21 @@ if [[ -n ${SBD_TIMING:-} ]]; then
   printf '[Service]\nEnvironment=NODE_OPTIONS=--require=/mnt/proj/bench/guest/sbd-timing.js SBD_TIMING_OUT=/home/tester/sbd-timing.jsonl\n' | as tee /home/tester/.config/systemd/user/sbd.service.d/91-timing.conf >/dev/null
   as systemctl --user daemon-reload
 fi
+# SBD_TIMING=1 also samples, every second, the CPU time of each cgroup near the top (and of the
+# user manager's children) and the guest's: who has the CPU while sbd waits for it.
+cpu_sampler() {
+  local files=() f k v line
+  mapfile -t files < <(find /sys/fs/cgroup -maxdepth 3 -name cpu.stat; ls -d /sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/*/cpu.stat 2>/dev/null)
+  while [[ -e /tmp/cpu-sampler-on ]]; do
+    line="t=$EPOCHREALTIME"
+    read -r k v <"/proc/stat"; line+=" /proc/stat=$v"
+    for f in "${files[@]}"; do
+      while read -r k v; do [[ $k == usage_usec ]] && line+=" ${f#/sys/fs/cgroup/}=$v" && break; done <"$f" 2>/dev/null
+    done
+    echo "$line"
+    sleep 1
+  done >"$LAB_OUT/cgroup-cpu.txt"
+}
 sbd_config '{"raise": {"enabled": false}, "detector": {"graceS": 600}}'; sleep 5
 pid=$(as systemctl --user show -P MainPID sbd.service)
 verdicts() { as node /mnt/proj/bench/guest/journal-incidents.js | grep '"event":"standing-still"'; }
@@ -53,9 +68,11 @@ storm() {
   for i in $(seq 0 $(($2-1))); do echo "$3-$i.scope"; done | xargs as-tester systemctl --user stop
 }
 for s in $(seq 1 "$SINGLES"); do storm single 1 "single$s"; sleep 3; done
+if [[ -n ${SBD_TIMING:-} ]]; then touch /tmp/cpu-sampler-on; cpu_sampler & fi
 storm storm "$STORM" storm
+rm -f /tmp/cpu-sampler-on
 c0=$(awk -F'\t' '$1 == "sbd_ticks_at_release" {print $2}' /tmp/rounds.txt)
-{ printf 'sbd_rss_kib\t%s\nsbd_cpu_s_during_storm\t%s\n' "$(awk '/^VmRSS/{print $2}' /proc/$pid/status)" "$(awk "BEGIN{print ($c1-$c0)/100}")"; grep -E '^(hogs_ready|sbd_adopted_after_s|released_at_ms|onset_round_ms|onset_notices|onsets_after_release_s|onsets_seen|onset_read_errors)' /tmp/rounds.txt; } >"$LAB_OUT/storm-sbd.txt"
+{ printf 'sbd_rss_kib\t%s\nsbd_cpu_s_during_storm\t%s\n' "$(awk '/^VmRSS/{print $2}' /proc/$pid/status)" "$(awk "BEGIN{print ($c1-$c0)/100}")"; grep -E '^(hogs_ready|sbd_adopted_after_s|released_at_ms|onset_round_ms|onset_notices|onsets_after_release_s|onsets_seen|onset_read_errors|watcher_cgroup)' /tmp/rounds.txt; } >"$LAB_OUT/storm-sbd.txt"
 cat "$LAB_OUT/storm-sbd.txt"
 sbd_record
 # sbd's CPU weight as the kernel has it, and whether the user manager hands cpu down (units/sbd.service)
