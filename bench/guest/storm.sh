@@ -28,8 +28,8 @@ if [[ -n ${SBD_TIMING:-} ]]; then
   printf '[Service]\nEnvironment=NODE_OPTIONS=--require=/mnt/proj/bench/guest/sbd-timing.js SBD_TIMING_OUT=/home/tester/sbd-timing.jsonl\n' | as tee /home/tester/.config/systemd/user/sbd.service.d/91-timing.conf >/dev/null
   as systemctl --user daemon-reload
 fi
-# SBD_TIMING=1 also samples, every second, the CPU time of each cgroup near the top (and of the
-# user manager's children) and the guest's: who has the CPU while sbd waits for it.
+# Every second, the CPU time of each cgroup near the top (and of the user manager's children) and
+# the guest's, into $LAB_OUT/cgroup-cpu.txt: who has the CPU while sbd waits for it.
 cpu_sampler() {
   local files=() f k v line
   mapfile -t files < <(find /sys/fs/cgroup -maxdepth 3 -name cpu.stat; ls -d /sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/*/cpu.stat 2>/dev/null)
@@ -68,7 +68,7 @@ storm() {
   for i in $(seq 0 $(($2-1))); do echo "$3-$i.scope"; done | xargs as-tester systemctl --user stop
 }
 for s in $(seq 1 "$SINGLES"); do storm single 1 "single$s"; sleep 3; done
-if [[ -n ${SBD_TIMING:-} ]]; then touch /tmp/cpu-sampler-on; cpu_sampler & fi
+touch /tmp/cpu-sampler-on; cpu_sampler &
 storm storm "$STORM" storm
 rm -f /tmp/cpu-sampler-on
 c0=$(awk -F'\t' '$1 == "sbd_ticks_at_release" {print $2}' /tmp/rounds.txt)
@@ -77,7 +77,8 @@ cat "$LAB_OUT/storm-sbd.txt"
 sbd_record
 # sbd's CPU weight as the kernel has it, and whether the user manager hands cpu down (units/sbd.service)
 cg=/sys/fs/cgroup$(as systemctl --user show -P ControlGroup sbd.service)
-printf 'sbd_cpu_weight\t%s\nuser_manager_subtree_control\t%s\n' "$(cat "$cg/cpu.weight" 2>/dev/null || echo none)" "$(cat "$(dirname "$(dirname "$cg")")/cgroup.subtree_control")" >>"$LAB_OUT/storm-sbd.txt"
+um=/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service
+printf 'sbd_cgroup\t%s\nsbd_cpu_weight\t%s\nuser_manager_subtree_control\t%s\n' "${cg#"$um"/}" "$(cat "$cg/cpu.weight" 2>/dev/null || echo none)" "$(cat "$um/cgroup.subtree_control")" >>"$LAB_OUT/storm-sbd.txt"
 if [[ -n ${SBD_TIMING:-} ]]; then as systemctl --user stop sbd.service; cp /home/tester/sbd-timing.jsonl "$LAB_OUT/"; fi
 if [[ -n ${SBD_PROF:-} ]]; then
   as systemctl --user stop sbd.service; for _ in $(seq 1 60); do ls /home/tester/sbd-prof/*.cpuprofile >/dev/null 2>&1 && break; sleep 2; done
