@@ -46,7 +46,41 @@ function pressureOf(dir) {
   return all;
 }
 
-module.exports = { stormTable, withStallOnsets, pressureOf };
+/**
+ * Who had the guest's CPU from `fromS` to `toS` (pure), from bench/guest/storm.sh's cgroup-cpu.txt:
+ * one line a second, `t=EPOCH_S /proc/stat=USER NICE SYSTEM IDLE …` then `CGROUP/cpu.stat=USAGE_US`
+ * for each cgroup. Each cgroup's use in % of one CPU over the readings that span the interval
+ * (the last at or before `fromS`, the first at or after `toS`), the guest's busy share of all its
+ * CPUs from /proc/stat, and the interval they cover. Undefined without two readings around it.
+ */
+function cpuShares(text, fromS, toS) {
+  const readings = text.trim().split('\n').filter(Boolean).map((line) => {
+    const t = Number(/^t=(\S+)/.exec(line)?.[1]);
+    const stat = (/ \/proc\/stat=([\d ]+?)(?= \S+=|$)/.exec(line)?.[1] ?? '').trim().split(/ +/).map(Number);
+    const usage = new Map([...line.matchAll(/ (\S*?)\/?cpu\.stat=(\d+)/g)].map((m) => [m[1] || '/', Number(m[2])]));
+    return { t, stat, usage };
+  });
+  const a = readings.filter((r) => r.t <= fromS).pop();
+  const b = readings.find((r) => r.t >= toS);
+  if (!a || !b || b.t <= a.t) return undefined;
+  const dt = b.t - a.t;
+  const ticks = b.stat.map((v, i) => v - (a.stat[i] ?? 0));
+  const all = ticks.reduce((x, y) => x + y, 0);
+  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0); // idle and iowait
+  const cgroups = Object.fromEntries([...b.usage].filter(([k]) => a.usage.has(k)).map(([k, v]) => [k, ((v - (a.usage.get(k) ?? 0)) / 1e6 / dt) * 100]));
+  return { fromS: a.t, toS: b.t, busyShare: all > 0 ? 1 - idle / all : undefined, cgroups };
+}
+
+/** One line of the CPU shares of the user manager's children and of the bench's own cgroup (`watcher`: its onset watcher's, /proc/self/cgroup). */
+function cpuLine(shares, watcher) {
+  const um = 'user.slice/user-1000.slice/user@1000.service/';
+  const pct = (v) => `${v.toFixed(0)} %`;
+  const parts = Object.entries(shares.cgroups).filter(([k]) => k.startsWith(um) && !k.slice(um.length).includes('/')).sort((x, y) => y[1] - x[1]).map(([k, v]) => `${k.slice(um.length)} ${pct(v)}`);
+  const w = watcher && shares.cgroups[watcher.replace(/^0::\//, '')];
+  return `CPU from the release to the last verdict (${(shares.toS - shares.fromS).toFixed(1)} s, % of one CPU): ${parts.join(', ')}${w !== undefined ? `; the bench's own processes, its onset watcher among them (${watcher.replace(/^0::\//, '')}) ${pct(w)}` : ''}; the guest busy ${shares.busyShare === undefined ? '?' : pct(shares.busyShare * 100)} of all its CPUs`;
+}
+
+module.exports = { stormTable, withStallOnsets, pressureOf, cpuShares, cpuLine };
 
 // node bench/storm-table.js DIR: the table of a kept run (storm.tsv, storm-sbd.txt, pressure-*.json)
 if (require.main === module) {

@@ -221,3 +221,24 @@ test('bench: the stall onset is the start of the run of 250 ms spans at or above
   assert.equal(stallOnset(cut, 1000 + 4600), 1000 + 3000, 'a stall on when the readings ended holds a verdict after them');
   assert.equal(stallOnset(samples.filter((x) => x.atMs <= 1000 + 1800), 1000 + 4600), undefined, 'readings that ended before any stall: none');
 });
+
+test("bench: the storm's CPU shares per cgroup from the guest's readings, between the release and the last verdict", () => {
+  const { cpuShares, cpuLine } = require('../../bench/storm-table.js');
+  const um = 'user.slice/user-1000.slice/user@1000.service';
+  const line = (t, stat, sbd, sessions, lab) => `t=${t} /proc/stat=${stat} 0 0 0 0 0 system.slice/lab-runner.service/cpu.stat=${lab} ${um}/sbd.service/cpu.stat=${sbd} ${um}/sessions.slice/cpu.stat=${sessions} ${um}/sessions.slice/a.scope/cpu.stat=1`;
+  const text = [
+    line(99, '10 0 10 180', 0, 0, 0),
+    line(100, '100 0 50 50', 1_000_000, 2_000_000, 0), // the last at or before 100.5
+    line(102, '300 0 150 50', 2_800_000, 3_000_000, 200_000), // 2 s: busy 300 of 300 ticks
+    line(104, '500 0 250 150', 4_000_000, 4_000_000, 400_000), // the first at or after 103.5; 4 s in all
+  ].join('\n');
+  const s = cpuShares(text, 100.5, 103.5);
+  assert.equal(s.fromS, 100);
+  assert.equal(s.toS, 104);
+  assert.ok(Math.abs(s.busyShare - 600 / 700) < 1e-12, 'busy: 600 of 700 ticks');
+  assert.equal(s.cgroups[`${um}/sbd.service`], 75); // 3 s of CPU in 4 s
+  assert.equal(s.cgroups[`${um}/sessions.slice`], 50);
+  assert.equal(cpuLine(s, '0::/system.slice/lab-runner.service'), "CPU from the release to the last verdict (4.0 s, % of one CPU): sbd.service 75 %, sessions.slice 50 %; the bench's own processes, its onset watcher among them (system.slice/lab-runner.service) 10 %; the guest busy 86 % of all its CPUs");
+  assert.equal(cpuShares(text, 98, 103), undefined, 'no reading at or before the start');
+  assert.equal(cpuShares(text, 100, 105), undefined, 'no reading at or after the end');
+});

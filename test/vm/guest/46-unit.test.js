@@ -79,21 +79,21 @@ test('the hardening is in force, and under it sbd raises a brake and runs the no
   t.diagnostic(`systemd-analyze --user security sbd.service: ${score}`);
 });
 
-test("sbd's CPU weight: the cpu controller runs from the user manager down to sbd, and the sessions' slice is one group against it", labOnly, async (t) => {
+test("sbd's CPU share: in the user manager's root slice beside the sessions' slice, weight 1000, the cpu controller handed down to it", labOnly, async (t) => {
   await startSbd({});
   t.after(() => stopSessions('cpuw1'));
   runSession('cpuw1', ['--memory-high', '256M'], ['sleep', '120']);
-  const p = show('CPUWeight', 'ControlGroup');
+  const p = show('CPUWeight', 'ControlGroup', 'Slice');
+  assert.equal(p.Slice, '-.slice', 'Slice=-.slice as units/sbd.service has it');
   assert.equal(p.CPUWeight, '1000', 'CPUWeight=1000 as units/sbd.service has it');
   const own = path.join('/sys/fs/cgroup', p.ControlGroup);
   assert.equal(fs.readFileSync(path.join(own, 'cpu.weight'), 'utf8').trim(), '1000', "the kernel's cpu.weight of sbd.service");
-  // Each level from the user manager to sbd hands the cpu controller down (systemd enables it
-  // on the path of a unit with a weight); so the user manager's children compete by weight.
-  const userManager = path.dirname(path.dirname(own));
-  for (const dir of [userManager, path.dirname(own)]) {
-    assert.match(fs.readFileSync(path.join(dir, 'cgroup.subtree_control'), 'utf8'), /\bcpu\b/, `${dir} hands cpu to its children`);
-  }
+  const userManager = path.dirname(own);
+  assert.match(userManager, /\/user@1000\.service$/, "sbd.service's cgroup right under the user manager's");
+  // The user manager hands cpu down (systemd enables it on the path of a unit with a weight):
+  // its children, sbd among them, compete by weight.
+  assert.match(fs.readFileSync(path.join(userManager, 'cgroup.subtree_control'), 'utf8'), /\bcpu\b/, 'the user manager hands cpu to its children');
   await waitFor(() => fs.existsSync(path.join(SLICE_DIR, 'cpuw1.scope')), 30_000, { what: 'the session cpuw1' });
-  assert.equal(path.dirname(SLICE_DIR), userManager, "sessions.slice and sbd's slice are siblings under the user manager");
-  assert.equal(fs.readFileSync(path.join(SLICE_DIR, 'cpu.weight'), 'utf8').trim(), '100', 'the sessions slice: one group of the default weight');
+  assert.equal(path.dirname(SLICE_DIR), userManager, 'the sessions slice and sbd.service are siblings');
+  assert.equal(fs.readFileSync(path.join(SLICE_DIR, 'cpu.weight'), 'utf8').trim(), '100', 'the sessions slice: one group of the default weight against sbd');
 });
