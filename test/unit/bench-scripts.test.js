@@ -242,3 +242,17 @@ test("bench: the storm's CPU shares per cgroup from the guest's readings, betwee
   assert.equal(cpuShares(text, 98, 103), undefined, 'no reading at or before the start');
   assert.equal(cpuShares(text, 100, 105), undefined, 'no reading at or after the end');
 });
+
+test("bench: sbd's timing readings (SBD_TIMING=1) as shares of each interval, from the release", () => {
+  const { timingRows } = require('../../bench/sbd-timing-table.js');
+  const reading = (atMs, upMs, cpuMs, onCpu, waiting, idle, sampleCalls) => ({ atMs, upMs, cpuMs, mainOnCpuMs: onCpu, mainRunnableWaitMs: waiting, loopIdleMs: idle, rows: { 'feed.sample': { calls: sampleCalls, cpuMs: sampleCalls * 5 } } });
+  const rows = timingRows([reading(10_000, 0, 0, 0, 0, 0, 0), reading(12_000, 2000, 800, 600, 1200, 100, 10), reading(13_000, 2000, 900, 700, 1300, 100, 12)], 11_000);
+  assert.equal(rows.length, 1, 'an interval of no time is left out');
+  assert.equal(rows[0].atS, 1);
+  assert.equal(rows[0].cpu, 40);
+  assert.equal(rows[0].onCpu, 30);
+  assert.equal(rows[0].waiting, 60);
+  assert.equal(rows[0].loopIdle, 5);
+  assert.deepEqual(rows[0].calls['feed.sample'], { calls: 10, cpuMs: 50 });
+  assert.deepEqual(rows[0].calls['incident.tell'], { calls: 0, cpuMs: 0 });
+});
