@@ -114,7 +114,7 @@ export function cpuCheck(offered: string, enabled: string, mgr: string): Check {
   if (!has(offered)) {
     return { name, ok: false, detail: `${mgr}: no cpu controller ("${offered}"): sbd competes for the CPU with every session's process as an equal`, fix: 'add Delegate=cpu to user@.service (systemctl edit user@.service; Debian 12 delegates it by default), then restart the user manager' };
   }
-  if (!has(enabled)) return { name, ok: true, detail: `${mgr}: cpu delegated, not yet handed down (sbd.service not running: systemd enables it for sbd's CPUWeight)` };
+  if (!has(enabled)) return { name, ok: true, detail: `${mgr}: cpu delegated, not handed down yet: systemd does so while a unit with a weight runs (sbd.service as sbctl install writes it)` };
   return { name, ok: true, detail: `${mgr}: cpu handed down: sbd's CPUWeight counts against the sessions' slice as one group` };
 }
 
