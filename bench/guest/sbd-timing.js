@@ -10,18 +10,15 @@ const { performance } = require('node:perf_hooks');
 
 const dist = path.join(__dirname, '..', '..', 'dist');
 const out = process.env.SBD_TIMING_OUT || '/tmp/sbd-timing.json';
-const totals = new Map(); // name -> { calls, wallMs, cpuMs }
-let depth = 0; // nested wrapped calls count in their own and their caller's totals
+const totals = new Map(); // name -> { calls, wallMs, cpuMs }; a wrapped call inside another counts in both
 
 function timed(name, fn) {
   return function wrapped(...args) {
     const t0 = performance.now();
     const c0 = process.cpuUsage();
-    depth++;
     try {
       return fn.apply(this, args);
     } finally {
-      depth--;
       const c = process.cpuUsage(c0);
       const t = totals.get(name) ?? { calls: 0, wallMs: 0, cpuMs: 0 };
       t.calls++;
