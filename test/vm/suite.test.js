@@ -17,6 +17,7 @@
 //      every guest), and lib.sh's SB_VM_*. SB_VM_SUITE and SB_VM_IMAGE are set per guest here.
 const { describe, test, before, after } = require('node:test');
 const { spawn } = require('node:child_process');
+const { bootPanicOf } = require('./boot-panic');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -87,6 +88,8 @@ const timeoutOf = (file) => Math.max(FILE_TIMEOUT_S, FILE_TIMEOUT_OVERRIDE_S[fil
 const BUDGET_S = Number(process.env.SB_VM_BUDGET_MIN || 60) * 60;
 const SUITE_T0 = Date.now();
 const BOOT_TIMEOUT_S = Number(process.env.SB_VM_BOOT_TIMEOUT || 360);
+/** Boots of a guest whose kernel panics while booting: the second one decides. */
+const BOOT_ATTEMPTS = 2;
 const TAIL_LINES = 40;
 const ERR_TAIL_LINES = 20;
 
@@ -290,27 +293,36 @@ if (skip) {
         env = { ...env, SB_VM_IMAGE: image };
         // 2. boot: vm-start.sh -F execs into qemu, so qemu is OUR child with pdeathsig SIGKILL
         if (!pruned) { pruneStaleRunDirs(); pruned = true; }   // not the run dir of a guest before this one
-        runDir = fs.mkdtempSync(path.join(os.tmpdir(), `sbvm-suite-${key}-`));
-        const t1 = Date.now();
-        let qemuLog = '';
-        qemuExited = false;
-        const q = spawn('bash', [path.join(HERE, 'vm-start.sh'), '-F', '-d', runDir, '-p', ROOT],
-          { env, stdio: ['ignore', 'pipe', 'pipe'] });
-        qemu = q;
-        qemus.add(q);
-        q.stdout?.on('data', (d) => { qemuLog += d; });
-        q.stderr?.on('data', (d) => { qemuLog += d; });
-        q.on('exit', () => { qemus.delete(q); if (qemu === q) qemuExited = true; });
-        const ready = path.join(runDir, 'out', 'ready');
-        const deadline = Date.now() + BOOT_TIMEOUT_S * 1000;
-        while (!fs.existsSync(ready) || !fs.readFileSync(ready, 'utf8').trim()) {
-          if (qemuExited || Date.now() > deadline) {
-            killQemu();
-            failed = true;
-            throw new Error(`${suite} guest not ready (${qemuExited ? 'qemu exited' : `time-out ${BOOT_TIMEOUT_S} s`}): ${qemuLog}\n` +
-              `--- guest console (last ${TAIL_LINES} lines) ---\n${consoleTail()}`);
+        let t1 = Date.now();
+        let ready = '';
+        for (let attempt = 1; ; attempt++) {
+          runDir = fs.mkdtempSync(path.join(os.tmpdir(), `sbvm-suite-${key}-`));
+          t1 = Date.now();
+          let qemuLog = '';
+          qemuExited = false;
+          const q = spawn('bash', [path.join(HERE, 'vm-start.sh'), '-F', '-d', runDir, '-p', ROOT],
+            { env, stdio: ['ignore', 'pipe', 'pipe'] });
+          qemu = q;
+          qemus.add(q);
+          q.stdout?.on('data', (d) => { qemuLog += d; });
+          q.stderr?.on('data', (d) => { qemuLog += d; });
+          q.on('exit', () => { qemus.delete(q); if (qemu === q) qemuExited = true; });
+          ready = path.join(runDir, 'out', 'ready');
+          const deadline = Date.now() + BOOT_TIMEOUT_S * 1000;
+          while ((!fs.existsSync(ready) || !fs.readFileSync(ready, 'utf8').trim()) && !qemuExited && Date.now() <= deadline) await sleep(100);
+          if (fs.existsSync(ready) && fs.readFileSync(ready, 'utf8').trim()) break;
+          killQemu();
+          // The emulated kernel's own fault while booting (a panic before the lab's runner is
+          // up: once, Debian 13's 6.12 in an initcall under TCG) says nothing of the project:
+          // booted once more, and said. Any other failure, or a second panic, fails the guest.
+          const panic = qemuExited ? bootPanicOf(consoleTail()) : undefined;
+          if (panic !== undefined && attempt < BOOT_ATTEMPTS) {
+            process.stderr.write(`sbvm: ${key}: the guest's kernel panicked while booting (${panic}; console: ${path.join(runDir, 'console.log')}): booting it once more\n`);
+            continue;
           }
-          await sleep(100);
+          failed = true;
+          throw new Error(`${suite} guest not ready (${qemuExited ? 'qemu exited' : `time-out ${BOOT_TIMEOUT_S} s`}${attempt > 1 ? `, boot ${attempt} of ${BOOT_ATTEMPTS}` : ''}): ${qemuLog}\n` +
+            `--- guest console (last ${TAIL_LINES} lines) ---\n${consoleTail()}`);
         }
         const bootS = (Date.now() - t1) / 1000;
         // 3. is it the guest we asked for? (a stale SB_VM_IMAGE or current-* link would say otherwise)
