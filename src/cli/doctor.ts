@@ -48,8 +48,6 @@ export async function runChecks(env: NodeJS.ProcessEnv, configFile: string | und
     detail: mgr ? `${mgr}: subtree_control "${controllers}"` : `user@${uid}.service's cgroup unknown (no cgroup v2 or no user bus)`,
     fix: 'add Delegate=memory to user@.service (systemctl edit user@.service; Debian 12 delegates it by default)',
   });
-  const offered = mgr && fs.existsSync(path.join(mgr, 'cgroup.controllers')) ? fs.readFileSync(path.join(mgr, 'cgroup.controllers'), 'utf8').trim() : '';
-  if (mgr) checks.push(cpuCheck(offered, controllers, mgr));
 
   const psi = fs.existsSync('/proc/pressure/memory');
   checks.push(psiCheck(psi, readCmdline()));
@@ -99,23 +97,6 @@ function readCmdline(): string {
   } catch {
     return '';
   }
-}
-
-/**
- * sbd's share of the CPU (pure): units/sbd.service's CPUWeight= only counts when the user manager
- * has the cpu controller (`offered`: its cgroup.controllers) and hands it down (`enabled`: its
- * subtree_control, which systemd fills once a unit with a weight runs). Without it sbd's one
- * thread competes with every process of every session as an equal, and in a storm of sessions
- * against their brakes it runs late (bench/RESULTS.md, issue 15 item 5).
- */
-export function cpuCheck(offered: string, enabled: string, mgr: string): Check {
-  const has = (list: string): boolean => list.split(/\s+/).includes('cpu');
-  const name = 'cpu delegated';
-  if (!has(offered)) {
-    return { name, ok: false, detail: `${mgr}: no cpu controller ("${offered}"): sbd competes for the CPU with every session's process as an equal`, fix: 'add Delegate=cpu to user@.service (systemctl edit user@.service; Debian 12 delegates it by default), then restart the user manager' };
-  }
-  if (!has(enabled)) return { name, ok: true, detail: `${mgr}: cpu delegated, not handed down yet: systemd does so while a unit with a weight runs (sbd.service as sbctl install writes it)` };
-  return { name, ok: true, detail: `${mgr}: cpu handed down: sbd's CPUWeight counts against the sessions' slice as one group` };
 }
 
 /**

@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { labOnly, waitFor, hogArgv } = require('./helpers');
-const { startSbd, incidentCollector, runSession, stopSessions, alive, sbctl, systemctl, SLICE_DIR } = require('./sbd-helpers');
+const { startSbd, incidentCollector, runSession, stopSessions, alive, sbctl, systemctl } = require('./sbd-helpers');
 
 /** The unit's properties as systemd has them. */
 function show(...props) {
@@ -77,23 +77,4 @@ test('the hardening is in force, and under it sbd raises a brake and runs the no
   await waitFor(() => children.every((pid) => !alive(pid)), 20_000, { what: `the notifiers' children ${children.join(' ')} to be killed at the time-out` });
   const score = /Overall exposure level.*/.exec(require('node:child_process').spawnSync('systemd-analyze', ['--user', 'security', 'sbd.service', '--no-pager'], { encoding: 'utf8' }).stdout)?.[0];
   t.diagnostic(`systemd-analyze --user security sbd.service: ${score}`);
-});
-
-test("sbd's CPU share: in the user manager's root slice beside the sessions' slice, weight 1000, the cpu controller handed down to it", labOnly, async (t) => {
-  await startSbd({});
-  t.after(() => stopSessions('cpuw1'));
-  runSession('cpuw1', ['--memory-high', '256M'], ['sleep', '120']);
-  const p = show('CPUWeight', 'ControlGroup', 'Slice');
-  assert.equal(p.Slice, '-.slice', 'Slice=-.slice as units/sbd.service has it');
-  assert.equal(p.CPUWeight, '1000', 'CPUWeight=1000 as units/sbd.service has it');
-  const own = path.join('/sys/fs/cgroup', p.ControlGroup);
-  assert.equal(fs.readFileSync(path.join(own, 'cpu.weight'), 'utf8').trim(), '1000', "the kernel's cpu.weight of sbd.service");
-  const userManager = path.dirname(own);
-  assert.match(userManager, /\/user@1000\.service$/, "sbd.service's cgroup right under the user manager's");
-  // The user manager hands cpu down (systemd enables it on the path of a unit with a weight):
-  // its children, sbd among them, compete by weight.
-  assert.match(fs.readFileSync(path.join(userManager, 'cgroup.subtree_control'), 'utf8'), /\bcpu\b/, 'the user manager hands cpu to its children');
-  await waitFor(() => fs.existsSync(path.join(SLICE_DIR, 'cpuw1.scope')), 30_000, { what: 'the session cpuw1' });
-  assert.equal(path.dirname(SLICE_DIR), userManager, 'the sessions slice and sbd.service are siblings');
-  assert.equal(fs.readFileSync(path.join(SLICE_DIR, 'cpu.weight'), 'utf8').trim(), '100', 'the sessions slice: one group of the default weight against sbd');
 });
