@@ -75,10 +75,10 @@ c0=$(awk -F'\t' '$1 == "sbd_ticks_at_release" {print $2}' /tmp/rounds.txt)
 { printf 'sbd_rss_kib\t%s\nsbd_cpu_s_during_storm\t%s\n' "$(awk '/^VmRSS/{print $2}' /proc/$pid/status)" "$(awk "BEGIN{print ($c1-$c0)/100}")"; grep -E '^(hogs_ready|sbd_adopted_after_s|released_at_ms|onset_round_ms|onset_notices|onsets_after_release_s|onsets_seen|onset_read_errors|watcher_cgroup)' /tmp/rounds.txt; } >"$LAB_OUT/storm-sbd.txt"
 cat "$LAB_OUT/storm-sbd.txt"
 sbd_record
-# sbd's CPU weight as the kernel has it, and whether the user manager hands cpu down (units/sbd.service)
+# sbd's and the sessions' CPU weights as the kernel has them, and whether the user manager hands cpu down (units/sbd.service)
 cg=/sys/fs/cgroup$(as systemctl --user show -P ControlGroup sbd.service)
 um=/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service
-printf 'sbd_cgroup\t%s\nsbd_cpu_weight\t%s\nuser_manager_subtree_control\t%s\n' "${cg#"$um"/}" "$(cat "$cg/cpu.weight" 2>/dev/null || echo none)" "$(cat "$um/cgroup.subtree_control")" >>"$LAB_OUT/storm-sbd.txt"
+printf 'sbd_cgroup\t%s\nsbd_cpu_weight\t%s\nsessions_cpu_weight\t%s\nuser_manager_subtree_control\t%s\n' "${cg#"$um"/}" "$(cat "$cg/cpu.weight" 2>/dev/null || echo none)" "$(cat "$um/sessions.slice/cpu.weight" 2>/dev/null || echo none)" "$(cat "$um/cgroup.subtree_control")" >>"$LAB_OUT/storm-sbd.txt"
 if [[ -n ${SBD_TIMING:-} ]]; then as systemctl --user stop sbd.service; cp /home/tester/sbd-timing.jsonl "$LAB_OUT/"; fi
 if [[ -n ${SBD_PROF:-} ]]; then
   as systemctl --user stop sbd.service; for _ in $(seq 1 60); do ls /home/tester/sbd-prof/*.cpuprofile >/dev/null 2>&1 && break; sleep 2; done
