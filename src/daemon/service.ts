@@ -29,12 +29,12 @@ import { SliceArbiter } from './slice-arbiter';
 import { NotifyCommand } from './notify-command';
 import type { Logger } from './log';
 import { notify, startWatchdog } from './notify';
-import { OOM_CHECK_EVERY_MS, OomKillWatch } from '../oom/watch';
+import { OomReads } from '../oom/reads';
+import { OomKillWatch } from '../oom/watch';
 import { incidentJournal } from '../journal/incident-journal';
 import { type SavedSession, type SavedState, defaultStatePath, loadState, saveState } from './state-file';
 import { StateWriter } from './state-writer';
 import { monotonicMs } from '../util/clock';
-import { KeyedThrottle } from '../util/keyed-throttle';
 import { currentOf } from '../actions/machine';
 import { sessionVerdictFigures, sliceEpisodeScope } from '../metrics/from-verdict';
 import type { SbdView, SessionState } from '../metrics/registry';
@@ -124,9 +124,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   );
   // the awake feed's held fd, where it has one: a storm's breaches move this file many times a second
   const oomKills = new OomKillWatch({ tell: (i) => incidents.tell(i), observeOnly: config.observeOnly, heldEventsLocal: (s) => feeds.get(s.unit)?.heldText('memory.events.local') });
-  const oomChecks = new KeyedThrottle(OOM_CHECK_EVERY_MS);
-  /** Sessions whose memory.events.local changed while their feed was awake: its next sample tells. */
-  const oomPending = new Set<string>();
+  const oomReads = new OomReads(oomKills);
   const feeds = new Map<string, SessionFeed>();
   const statusFigures = new StatusFigures({ read: readSessionFigures, now: monotonicMs, turn: () => new Promise((resolve) => setImmediate(resolve)) });
   /** Each session's last verdict state, to tell the metrics when it moved. */
@@ -159,11 +157,8 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     // Its own brake fired: a hint to take windows (the trigger may not have fired yet).
     const feed = feeds.get(s.unit);
     feed?.hint('own brake fired');
-    // Or the kernel's OOM killer struck. An awake feed reads this file at its next window, at
-    // most a window from now, and hands its oom_kill on (onSample): no read of its own (in a
-    // storm the file changes many times a second for each session).
-    if (feed?.mode === 'psi' && feed.sampling) oomPending.add(s.unit);
-    else oomChecks.run(s.unit, () => oomKills.check(s));
+    // Or the kernel's OOM killer struck (oom/reads.ts: an awake feed reads it at its next window).
+    oomReads.changed(s, feed?.mode === 'psi' && feed.sampling);
   });
   watch.unref();
   // The agents' background work (issue 13): monitors, on the same watch and unit events.
@@ -239,10 +234,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
         }
         controller.onVerdict(s, feed, v, sample);
       },
-      onSample: (raw) => {
-        oomPending.delete(s.unit);
-        if (raw.oomKills !== undefined) oomKills.sampled(s, raw.oomKills);
-      },
+      onSample: (raw) => oomReads.sampled(s, raw.oomKills),
       // not from inside the 'added' handler (a restored deadline samples at once): on the next turn
       onGone: () => setImmediate(() => registry.ended(s, 'gone (PSI trigger POLLERR, or vanished while sampling)')),
       log: (msg, fields) => log.debug(fields, msg),
@@ -281,9 +273,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     controller.forget(s.unit);
     statusFigures.forget(s.unit);
     reaper.forget(s);
-    oomChecks.flush(s.unit); // a kill that ended the session is still told (the throttle's trailing read)
-    if (oomPending.delete(s.unit)) oomKills.check(s); // or the read its feed would have made
-    oomKills.forget(s.unit);
+    oomReads.removed(s); // a kill that ended the session is still told
     incidents.forget(s.unit);
     save(s.unit, undefined);
     slices.unwatch(s);
