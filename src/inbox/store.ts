@@ -1,8 +1,12 @@
 /**
  * A session's inbox (issue 13): notices for its agent, from its monitors and from sbd, each with
  * an id that only grows, so `sbctl inbox --since ID` reads exactly what is new. One JSON line
- * per notice in $XDG_STATE_HOME/sessionbrake/inbox/SESSION.jsonl, appended (a crash loses at most
+ * per notice in $XDG_STATE_HOME/sessionbrake/inbox/SESSION.jsonl, appended (a crash of sbd loses at most
  * the line being written, never an earlier one); kept to the newest MAX_KEPT notices.
+ * A notice that carries `through` is synced before append returns: its monitor's record is then
+ * saved (durably) with the offset past its lines, and a crash of the machine must not keep that
+ * offset while losing the notice. Others are not: a killed sbd loses nothing (the kernel holds the
+ * write), and sbd's incidents come in bursts (a storm) where a sync each would stall the loop.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -98,6 +102,18 @@ interface Known {
   count: number;
 }
 
+/** Append text to a file (made 0600); `sync`: on disk (fdatasync) before returning. */
+function appendLine(file: string, text: string, sync: boolean): void {
+  const fd = fs.openSync(file, 'a', 0o600);
+  try {
+    const buf = Buffer.from(text);
+    for (let at = 0; at < buf.length; ) at += fs.writeSync(fd, buf, at);
+    if (sync) fs.fdatasyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /**
  * Appends notices to sessions' inboxes. It remembers each file as its own last append left it
  * (inode, size, last id, count), so an append costs a stat and a write, not a read of up to
@@ -141,7 +157,7 @@ export class InboxWriter {
       count = kept.length;
     } else {
       // after a torn line (a crash mid-write) start on a line of our own, or the new one is torn too
-      fs.appendFileSync(file, `${torn ? '\n' : ''}${JSON.stringify(entry)}\n`, { mode: 0o600 });
+      appendLine(file, `${torn ? '\n' : ''}${JSON.stringify(entry)}\n`, entry.through !== undefined);
       count += 1;
     }
     const after = fs.statSync(file);

@@ -75,3 +75,19 @@ test('InboxWriter: compaction at twice MAX_KEPT keeps the newest, and later appe
   assert.equal(w.append('fix', n('next')).id, 2 * MAX_KEPT + 2);
   assert.equal(readInbox(d, 'fix').length, MAX_KEPT + 1);
 });
+
+test('a notice that carries `through` is on disk (fdatasync of the inbox file) before append returns; an incident\'s is not synced', (t) => {
+  const d = dir(t);
+  const synced = [];
+  const real = fs.fdatasyncSync;
+  fs.fdatasyncSync = (fd) => { synced.push(fs.readFileSync(`/proc/self/fd/${fd}`, 'utf8')); real(fd); };
+  t.after(() => { fs.fdatasyncSync = real; });
+  const w = new InboxWriter(d);
+  w.append('fix', n('an incident'));
+  assert.deepEqual(synced, [], 'no sync for a notice no offset depends on');
+  w.append('fix', { atMs: 2, from: 'm1', kind: 'match', text: 'st: 1 new line matched', lines: ['done'], monitor: 'id1', through: 42 });
+  assert.equal(synced.length, 1, 'one sync, for the notice whose `through` the monitor\'s record saves next');
+  assert.match(synced[0], /"through":42/, 'the synced file already holds the notice');
+  assert.deepEqual(readInbox(d, 'fix').map((e) => e.id), [1, 2]);
+  assert.equal(fs.statSync(path.join(d, 'fix.jsonl')).mode & 0o777, 0o600);
+});
