@@ -4,6 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readAgain } from '../util/read-again';
 import { parseFlatKeyed, parseLimit, parsePressure, parseSingle, pickKeys } from './parse';
 
 /** The root of the cgroup v2 hierarchy. */
@@ -94,6 +95,8 @@ const SAMPLE_FILES = [
   ['memory.events.local', false], ['memory.pressure', true], ['memory.swap.max', true],
 ] as const;
 export type SampleFileName = (typeof SAMPLE_FILES)[number][0];
+/** Each sample file's place among SampleFiles' fds. */
+const SAMPLE_INDEX = Object.fromEntries(SAMPLE_FILES.map(([name], i) => [name, i])) as Record<SampleFileName, number>;
 
 /** Parse one sample's texts; `file(name)` names a file in an error. */
 function sampleOf(t: SampleTexts, atMs: number, file: (name: string) => string): MemorySample {
@@ -127,9 +130,6 @@ export function readMemorySample(dir: string, atMs: number): MemorySample {
   for (const [name, optional] of SAMPLE_FILES) texts[name] = optional ? readOptional(dir, name) : readCgroupFile(dir, name);
   return sampleOf(texts as SampleTexts, atMs, (name) => path.join(dir, name));
 }
-
-/** One buffer for every positioned read: sbd is one thread, and a cgroup file's text is copied out at once. */
-let readBuffer = Buffer.allocUnsafe(8192);
 
 /**
  * The files of one sample held open while a feed is awake (issue 15, item 5: in a storm of 200
@@ -172,14 +172,7 @@ export class SampleFiles {
 
   private text(fd: number): string {
     try {
-      let n = fs.readSync(fd, readBuffer, 0, readBuffer.length, 0);
-      while (n === readBuffer.length) { // longer than the buffer: grow it, and read the rest
-        const bigger = Buffer.allocUnsafe(readBuffer.length * 2);
-        readBuffer.copy(bigger, 0, 0, n);
-        readBuffer = bigger;
-        n += fs.readSync(fd, readBuffer, n, readBuffer.length - n, n);
-      }
-      return readBuffer.toString('latin1', 0, n); // cgroup files are ASCII
+      return readAgain(fd, 'latin1'); // cgroup files are ASCII
     } catch (err) {
       if (isGone(err)) throw new CgroupGoneError(this.dir);
       throw err;
@@ -200,7 +193,7 @@ export class SampleFiles {
   /** One held file's text, read now (undefined when it is absent or the files are closed).
    * Throws CgroupGoneError when the cgroup was removed. */
   textOf(name: SampleFileName): string | undefined {
-    const fd = this.fds[SAMPLE_FILES.findIndex(([n]) => n === name)];
+    const fd = this.fds[SAMPLE_INDEX[name]];
     return fd === undefined ? undefined : this.text(fd);
   }
 

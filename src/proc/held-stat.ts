@@ -1,20 +1,16 @@
 /**
  * /proc/PID/stat of processes watched for their whole life (the freeze check's agents, once a
- * minute each), each held open and read again with a positioned read at offset 0: procfs builds
- * the file anew on a read from its start (seq_file), so the figures are as fresh as a new open's,
- * for one syscall instead of readFileSync's five (open, fstat, read, read, close). At 1,000 idle
+ * minute each), each held open and read again from its start (util/read-again.ts): one syscall
+ * instead of readFileSync's five (open, fstat, read, read, close). At 1,000 idle
  * sessions the freeze check was the larger part of sbd's CPU (bench/RESULTS.md, issue 15 item 4).
  *
  * An fd names the process it was opened for: once that one has exited the read fails ESRCH, even
  * when its pid names another process by then, so a held fd never reads a stranger's figures.
  */
 import * as fs from 'node:fs';
-import { ProcFormatError, type ProcStat, parseStat } from './stat';
+import { readAgain } from '../util/read-again';
+import { type ProcStat, parseStat } from './stat';
 import { processGone } from './table';
-
-/** One buffer for every read: sbd is one thread, and the text is decoded at once. A stat line is
- * at most about 1,200 bytes (52 numbers of up to 20 digits and a 16-byte name). */
-const buffer = Buffer.allocUnsafe(4096);
 
 export class HeldStats {
   private readonly held = new Map<string, { pid: number; fd: number }>();
@@ -44,16 +40,15 @@ export class HeldStats {
       h = { pid, fd };
       this.held.set(key, h);
     }
-    let n: number;
+    let text: string;
     try {
-      n = fs.readSync(h.fd, buffer, 0, buffer.length, 0);
+      text = readAgain(h.fd, 'utf8'); // a process's name may be UTF-8
     } catch (err) {
       if (!processGone(err)) throw err;
       this.release(key); // exited: its fd names nothing any more
       return undefined;
     }
-    if (n === buffer.length) throw new ProcFormatError(file, `longer than ${buffer.length} bytes`);
-    return parseStat(buffer.toString('utf8', 0, n), file);
+    return parseStat(text, file);
   }
 
   /** Close the fd held under `key` (its session ended); nothing when none is. */
