@@ -46,8 +46,10 @@ test('monitors: spawn, reuse, inbox, crash loop, quarantine, tail, stop, the ses
   assert.equal(ready.text, 'dev: 1 new line matched');
   assert.deepEqual(start(), { answer: 'reused', id: dev.id, handle: dev.handle }, 'the same request again: the same monitor');
 
-  // a crash loop: systemd's start limit is the fuse; sbd quarantines and tells
-  const crash = json(sbctl('monitor', 'start', '--session', 'mon1', '--label', 'crashy', '--json', '--', node, '-e', 'process.exit(3)'));
+  // a crash loop: systemd's start limit is the fuse; sbd quarantines and tells. A shell,
+  // not node: the fuse is 3 starts in 60 s, and under a loaded emulator node alone can take 20 s
+  // to start (CI, 2026-12-02), so its loop never reached three in a minute
+  const crash = json(sbctl('monitor', 'start', '--session', 'mon1', '--label', 'crashy', '--json', '--', '/bin/sh', '-c', 'exit 3'));
   await waitFor(() => json(sbctl('monitor', 'list', '--session', 'mon1', '--json')).find((m) => m.id === crash.id && m.lifecycle === 'quarantined'), 90_000, { what: 'the crash-looping monitor to be quarantined' });
   // systemd 252 keeps Result=exit-code when the limit refuses an automatic restart: the restarts tell
   assert.equal(show(`sb-monitor-${crash.id}.service`, 'ActiveState'), 'failed');

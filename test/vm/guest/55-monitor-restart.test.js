@@ -84,9 +84,11 @@ test('monitors through recover, expiry, and sbd restarted and killed -9', labOnl
   const ticker = await spawnOf('ticker', "let n = 0; setInterval(() => console.log('tick ' + ++n), 1000)", { notifyOn: ['^tick'], coalesceSeconds: 1, maxLines: 50 });
   const tickerUnit = `sb-monitor-${ticker.id}.service`;
   const tail = await start({ type: 'tail', label: 'log', path: log, notifyOn: ['^LINE'], coalesceSeconds: 0 });
-  // the crash loops: one that comes up at its 4th start, one that never does
-  const mended = await spawnOf('mended', `const fs = require('fs'); const f = ${JSON.stringify(starts)}; const n = (fs.existsSync(f) ? Number(fs.readFileSync(f, 'utf8')) : 0) + 1; fs.writeFileSync(f, String(n)); if (n < 4) process.exit(3); console.log('UP at start ' + n); setInterval(() => {}, 1000)`, { notifyOn: ['^UP'], coalesceSeconds: 0 });
-  const broken = await spawnOf('broken', 'process.exit(4)');
+  // the crash loops: one that comes up at its 4th start, one that never does. A shell, not node:
+  // the fuse is 3 starts in 60 s, and under a loaded emulator node alone took 20 s to start (CI,
+  // 2026-12-02), so a node loop never reached three in a minute and was restarted for ever
+  const mended = await start({ type: 'spawn', label: 'mended', argv: ['/bin/sh', '-c', `n=$(($(cat ${starts} 2>/dev/null || echo 0) + 1)); echo $n > ${starts}; [ $n -ge 4 ] || exit 3; echo "UP at start $n"; exec sleep 900`], notifyOn: ['^UP'], coalesceSeconds: 0 });
+  const broken = await start({ type: 'spawn', label: 'broken', argv: ['/bin/sh', '-c', 'exit 4'] });
 
   fs.appendFileSync(log, 'LINE 1 before the restarts\n');
   await waitFor(() => notices().some((n) => n.from === tail.handle && n.lines?.includes('LINE 1 before the restarts')), 30_000, { what: 'LINE 1 told' });
