@@ -14,7 +14,7 @@ import { DbusUserManager } from '../systemd/user-manager';
 import { onPath } from '../util/on-path';
 import { xdgHome } from '../util/xdg';
 import { dirOnPath, loginStartupFile, shellPath } from '../install/path-advice';
-import { SERVICE_UNIT } from './install';
+import { SERVICE_UNIT, SLICE_UNIT } from './install';
 
 export interface Check {
   name: string;
@@ -48,6 +48,7 @@ export async function runChecks(env: NodeJS.ProcessEnv, configFile: string | und
     detail: mgr ? `${mgr}: subtree_control "${controllers}"` : `user@${uid}.service's cgroup unknown (no cgroup v2 or no user bus)`,
     fix: 'add Delegate=memory to user@.service (systemctl edit user@.service; Debian 12 delegates it by default)',
   });
+  if (mgr) checks.push(cpuCheck(readOr(path.join(mgr, 'cgroup.controllers'), ''), readOr(path.join(mgr, SLICE_UNIT, 'cpu.weight'), undefined), mgr));
 
   const psi = fs.existsSync('/proc/pressure/memory');
   checks.push(psiCheck(psi, readCmdline()));
@@ -97,6 +98,31 @@ function readCmdline(): string {
   } catch {
     return '';
   }
+}
+
+/** A small file's trimmed text, or `otherwise` when it cannot be read. */
+function readOr<T>(file: string, otherwise: T): string | T {
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    return otherwise;
+  }
+}
+
+/**
+ * The sessions' share of the CPU beside sbd (pure): units/sessions.slice's CPUWeight (a fifth of
+ * its siblings') counts only where the user manager has the cpu controller (`offered`: its
+ * cgroup.controllers). `weight`: the slice's cpu.weight as the kernel has it, undefined while the
+ * slice is not running. Without it, in a storm of sessions against their brakes, sbd and
+ * systemd --user wait for a CPU behind the sessions' processes (bench/RESULTS.md, issue 15 item 5).
+ */
+export function cpuCheck(offered: string, weight: string | undefined, mgr: string): Check {
+  const name = 'cpu delegated';
+  if (!offered.split(/\s+/).includes('cpu')) {
+    return { name, ok: false, detail: `${mgr}: no cpu controller ("${offered}"): the sessions cannot be made to yield the CPU, and in a storm of sessions against their brakes sbd judges late`, fix: 'add Delegate=cpu to user@.service (systemctl edit user@.service; Debian 12 delegates it by default), then restart the user manager' };
+  }
+  if (weight === undefined) return { name, ok: true, detail: `${mgr}: cpu delegated; ${SLICE_UNIT} takes its weight when a session runs` };
+  return { name, ok: true, detail: `${mgr}/${SLICE_UNIT}: cpu.weight ${weight} (the user manager's own units: 100), so the sessions yield the CPU to sbd and systemd --user` };
 }
 
 /**

@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { labOnly, waitFor, hogArgv } = require('./helpers');
-const { startSbd, incidentCollector, runSession, stopSessions, alive, sbctl, systemctl } = require('./sbd-helpers');
+const { startSbd, incidentCollector, runSession, stopSessions, alive, sbctl, systemctl, SLICE_DIR } = require('./sbd-helpers');
 
 /** The unit's properties as systemd has them. */
 function show(...props) {
@@ -77,4 +77,22 @@ test('the hardening is in force, and under it sbd raises a brake and runs the no
   await waitFor(() => children.every((pid) => !alive(pid)), 20_000, { what: `the notifiers' children ${children.join(' ')} to be killed at the time-out` });
   const score = /Overall exposure level.*/.exec(require('node:child_process').spawnSync('systemd-analyze', ['--user', 'security', 'sbd.service', '--no-pager'], { encoding: 'utf8' }).stdout)?.[0];
   t.diagnostic(`systemd-analyze --user security sbd.service: ${score}`);
+});
+
+test("the CPU when short: the sessions' slice yields it (CPUWeight=20) to sbd and systemd --user, siblings of the default weight under the user manager, which hands cpu down", labOnly, async (t) => {
+  await startSbd({});
+  t.after(() => stopSessions('cpuw1'));
+  runSession('cpuw1', ['--memory-high', '256M'], ['sleep', '120']);
+  await waitFor(() => fs.existsSync(path.join(SLICE_DIR, 'cpuw1.scope')), 30_000, { what: 'the session cpuw1' });
+  const slice = systemctl('show', 'sessions.slice', '--property=CPUWeight').stdout.trim();
+  assert.equal(slice, 'CPUWeight=20', 'CPUWeight=20 as units/sessions.slice has it');
+  assert.equal(fs.readFileSync(path.join(SLICE_DIR, 'cpu.weight'), 'utf8').trim(), '20', "the kernel's cpu.weight of the sessions' slice");
+  const userManager = path.dirname(SLICE_DIR);
+  assert.match(fs.readFileSync(path.join(userManager, 'cgroup.subtree_control'), 'utf8'), /\bcpu\b/, 'the user manager hands cpu to its children');
+  // sbd's group (app.slice) and systemd --user's own (init.scope) are the slice's siblings, at the default weight
+  const sbdGroup = path.join('/sys/fs/cgroup', show('ControlGroup').ControlGroup.split('/').slice(0, -1).join('/'));
+  assert.equal(path.dirname(sbdGroup), userManager, "sbd's slice is a sibling of the sessions' slice");
+  for (const dir of [sbdGroup, path.join(userManager, 'init.scope')]) assert.equal(fs.readFileSync(path.join(dir, 'cpu.weight'), 'utf8').trim(), '100', `${dir}: the default weight`);
+  const doctor = sbctl('doctor');
+  assert.match(doctor.stdout, /OK\s+cpu delegated\s+\S+sessions\.slice: cpu\.weight 20 /, doctor.stdout);
 });
