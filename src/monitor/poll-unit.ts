@@ -7,9 +7,12 @@
  *
  * The timer (sb-monitor-ID.timer) is the clock:
  *  - TimersMonotonic OnActiveSec: the first tick, counted from the timer's start;
- *  - TimersMonotonic OnUnitActiveSec=intervalS: each next tick, counted from the last tick's
- *    start. A timer never starts its service while that service still runs, so ticks never
- *    overlap by construction (and timeoutS < intervalS besides);
+ *  - TimersMonotonic OnUnitInactiveSec=intervalS: each next tick, counted from the end of the
+ *    last one. Ticks never overlap (a timer never starts a service that still runs), and after a
+ *    tick that failed sbd has a whole interval to put the backoff in place before the next one:
+ *    counted from a tick's start (OnUnitActiveSec, before session 15), a tick slowed past the
+ *    interval on a busy machine was followed by the next at once (guest 49 on Debian 13, with
+ *    the sessions' slice yielding the CPU: 0.5 s after the failure, three ticks for two);
  *  - after a failed tick, the backoff (monitor/backoff.ts) is a timer of its own, put in the
  *    place of the first one: OnActiveSec and OnUnitInactiveSec = the shortest wait of the
  *    backoff, RandomizedDelayUSec = the width of its jitter, drawn by systemd anew at every
@@ -96,7 +99,7 @@ export function pollTimerProperties(i: PollUnitInput, cadence: Cadence): UnitPro
     ['CollectMode', 's', 'inactive-or-failed'],
   ];
   if (cadence.kind === 'interval') {
-    return [...common, ['TimersMonotonic', 'a(st)', [['OnActiveSec', us(cadence.firstS)], ['OnUnitActiveSec', us(cadence.intervalS)]]]];
+    return [...common, ['TimersMonotonic', 'a(st)', [['OnActiveSec', us(cadence.firstS)], ['OnUnitInactiveSec', us(cadence.intervalS)]]]];
   }
   return [
     ...common,

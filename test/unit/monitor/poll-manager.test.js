@@ -72,7 +72,7 @@ test('a poll is one StartTransientUnit: its timer started, its service of the se
   const { timer, service, timerProps, serviceProps } = s.started[0];
   assert.equal(timer, `sb-monitor-${a.id}.timer`);
   assert.equal(service, `sb-monitor-${a.id}.service`);
-  assert.deepEqual(timerProps.get('TimersMonotonic'), [['OnActiveSec', 0n], ['OnUnitActiveSec', 30_000_000n]]);
+  assert.deepEqual(timerProps.get('TimersMonotonic'), [['OnActiveSec', 0n], ['OnUnitInactiveSec', 30_000_000n]]);
   assert.deepEqual(serviceProps.get('ExecStart'), [['/usr/bin/cat', ['cat', '/tmp/status'], false]], 'the program found on sbd\'s PATH');
   assert.equal(serviceProps.get('Slice'), 'sessions.slice');
   assert.equal(serviceProps.get('MemoryHigh'), BigInt(512 * MiB));
@@ -147,7 +147,7 @@ test('a success after failures: told once, and the interval comes back', async (
   await s.tick(a.id, { result: 'success' });
   assert.deepEqual(s.notices.map((n) => n.kind), ['failing', 'recovered']);
   assert.equal(rec(s, a.id)?.consecutiveFailures, 0);
-  assert.deepEqual(s.started.at(-1)?.timerProps.get('TimersMonotonic'), [['OnActiveSec', 10_000_000n], ['OnUnitActiveSec', 10_000_000n]]);
+  assert.deepEqual(s.started.at(-1)?.timerProps.get('TimersMonotonic'), [['OnActiveSec', 10_000_000n], ['OnUnitInactiveSec', 10_000_000n]]);
   assert.equal(s.started.at(-1)?.timerProps.has('RandomizedDelayUSec'), false);
 });
 

@@ -48,14 +48,14 @@ test('the per-tick timeout is systemd\'s RuntimeMaxUSec; output appended to the 
   assert.equal(p.has('Restart'), false, 'a failed tick is not restarted: the timer brings the next');
 });
 
-test('the interval: the first tick after firstS, each next one intervalS after the last one started', () => {
+test('the interval: the first tick after firstS, each next one intervalS after the last one ended', () => {
   const p = asMap(pollTimerProperties(input, cadenceFor(30, 0, 0)));
-  assert.deepEqual(p.get('TimersMonotonic'), { sig: 'a(st)', v: [['OnActiveSec', 0n], ['OnUnitActiveSec', 30_000_000n]] });
+  assert.deepEqual(p.get('TimersMonotonic'), { sig: 'a(st)', v: [['OnActiveSec', 0n], ['OnUnitInactiveSec', 30_000_000n]] });
   assert.deepEqual(p.get('AccuracyUSec'), { sig: 't', v: TICK_ACCURACY_US });
   assert.ok(TICK_ACCURACY_US <= 1_000_000n, 'systemd\'s default accuracy (1 min) would stretch a 5 s poll');
   assert.equal(p.has('RandomizedDelayUSec'), false);
   const again = asMap(pollTimerProperties(input, cadenceFor(30, 0, 30)));
-  assert.deepEqual(again.get('TimersMonotonic')?.v, [['OnActiveSec', 30_000_000n], ['OnUnitActiveSec', 30_000_000n]]);
+  assert.deepEqual(again.get('TimersMonotonic')?.v, [['OnActiveSec', 30_000_000n], ['OnUnitInactiveSec', 30_000_000n]]);
 });
 
 test('the backoff: backoffS\'s range, its lowest draw as the wait and its jitter drawn by systemd (RandomizedDelayUSec)', () => {
