@@ -6,6 +6,7 @@
  */
 import { mergeTargets, reap } from '../actions/reap';
 import type { Config } from '../config/schema';
+import { monitorIdOfUnit } from '../monitor/unit';
 import { Pidfd } from '../native';
 import { readCgroupProcesses, readProcess } from '../proc/table';
 import type { Session } from '../sessions/registry';
@@ -32,6 +33,12 @@ export class LeftoverReaper {
   /** Follow the session's agent; reap when it exits (at once, when it has exited already). */
   watch(s: Session): void {
     if (s.agentPid === undefined) return; // no agent known: nothing to follow
+    // A monitor's own unit (a spawn, a poll's tick) in the sessions' slice: its main process is
+    // the monitor's work, not an agent, and systemd starts the next (a restart, the next tick) in
+    // the same cgroup. Reaped there, the next one was killed while systemd's executor set it up,
+    // before it carried the monitor's marker (guest 49 on Debian 13: every other tick SIGTERMed).
+    // Its unit's KillMode=control-group ends what a tick or a spawn leaves.
+    if (monitorIdOfUnit(s.unit) !== undefined) return;
     let agent: Pidfd | undefined;
     try {
       agent = Pidfd.open(s.agentPid);

@@ -72,3 +72,23 @@ test('the reaper: sessions whose agents exited together share one pass over /pro
   assert.deepEqual(passes, [['s1', 's2', 's3']], 'one pass for the three');
   assert.deepEqual(told.map((i) => [i.type, i.session, i.procs.map((p) => p.pid).length]).sort(), [['leftovers', 's1', 1], ['leftovers', 's2', 1], ['leftovers', 's3', 1]]);
 });
+
+test("the reaper leaves a monitor's own unit (a spawn, a poll's tick) alone: its main process is the monitor's work, and the next one starts in the same cgroup", async () => {
+  const config = parseConfig({}, 'test');
+  const told = [];
+  const scans = new MarkerScans((ids) => new Map([...ids].map((id) => [id, [proc(90100)]])));
+  const reaper = new LeftoverReaper(config, { tell: (i) => told.push(i) }, (s, err) => assert.fail(`${s.unit}: ${err}`), scans);
+  const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  const agentPid = Number(gone.stdout);
+  const id = '987bdc29-0873-4b71-a51a-ed63e5def690';
+  const tick = { unit: `sb-monitor-${id}.service`, id: `sb-monitor-${id}`, agentPid, agentStartTicks: 1, cgroupDir: `/nonexistent/sb-monitor-${id}.service`, reap: true };
+  reaper.watch(tick);
+  const session = { unit: 'plain.scope', id: 'plain', agentPid, agentStartTicks: 1, cgroupDir: '/nonexistent/plain.scope', reap: true };
+  reaper.watch({ ...session, reap: false }); // a session's exited agent, told (reap off): the reaper did look
+  for (let i = 0; i < 50 && told.length < 1; i++) await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(told.map((i) => i.session), ['plain'], 'the session was looked at; the monitor\'s unit never');
+  reaper.forget(tick);
+  await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(told.map((i) => i.session), ['plain'], 'nor when its unit goes');
+});
