@@ -124,6 +124,14 @@ test('poll: a timer plus service ticking into the inbox, backoff and suspension,
   assert.deepEqual(json(sbctl('monitor', 'stop', '--session', 'poll1', '--json', st.handle)), { handle: st.handle, lifecycle: 'stopped' });
   await waitOn('poll1', st.id, () => gone(u.timer) && gone(u.service), 20_000, 'the stopped poll\'s timer and service to be gone');
 
+  // sbd's reaper never acts in a poll's tick service: a tick's exit is not an agent's. It did, and
+  // killed the next tick while systemd's executor set it up (Debian 13: "the agent exited;
+  // stopped what it left: 9 PID", 9 being the executor's name when run from an fd)
+  const tickUnits = new Set([u.service, f.service, unitsOf(slow.id).service]);
+  const reaped = spawnSync('journalctl', ['--user', '--no-pager', '-o', 'json', 'SYSLOG_IDENTIFIER=sbd'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean)
+    .map((l) => JSON.parse(l)).filter((e) => (e.INCIDENT === 'procs-reaped' || e.INCIDENT === 'leftovers') && tickUnits.has(e.UNIT));
+  assert.deepEqual(reaped.map((e) => `${e.UNIT}: ${e.MESSAGE}`), [], 'no leftovers told or reaped in a poll\'s tick service');
+
   // after sbd restarts, a local poll waits for confirmation: its timer is stopped
   const again = poll('--label', 'again', '--interval', '5s', '--', 'cat', status);
   const a = unitsOf(again.id);
