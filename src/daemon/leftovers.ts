@@ -36,7 +36,7 @@ export class LeftoverReaper {
     // A monitor's own unit (a spawn, a poll's tick) in the sessions' slice: its main process is
     // the monitor's work, not an agent, and systemd starts the next (a restart, the next tick) in
     // the same cgroup. Reaped there, the next one was killed while systemd's executor set it up,
-    // before it carried the monitor's marker (guest 49 on Debian 13: every other tick SIGTERMed).
+    // before it carried the monitor's marker (guest 49 on Debian 13: ticks SIGTERMed, named "9").
     // Its unit's KillMode=control-group ends what a tick or a spawn leaves.
     if (monitorIdOfUnit(s.unit) !== undefined) return;
     let agent: Pidfd | undefined;

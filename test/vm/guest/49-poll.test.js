@@ -126,7 +126,7 @@ test('poll: a timer plus service ticking into the inbox, backoff and suspension,
 
   // sbd's reaper never acts in a poll's tick service: a tick's exit is not an agent's. It did, and
   // killed the next tick while systemd's executor set it up (Debian 13: "the agent exited;
-  // stopped what it left: 9 PID", 9 being the executor's name when run from an fd)
+  // stopped what it left: 9 PID", "9" most likely systemd 257's executor run from an fd)
   const tickUnits = new Set([u.service, f.service, unitsOf(slow.id).service]);
   const reaped = spawnSync('journalctl', ['--user', '--no-pager', '-o', 'json', 'SYSLOG_IDENTIFIER=sbd'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean)
     .map((l) => JSON.parse(l)).filter((e) => (e.INCIDENT === 'procs-reaped' || e.INCIDENT === 'leftovers') && tickUnits.has(e.UNIT));
