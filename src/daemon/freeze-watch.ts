@@ -2,9 +2,14 @@
  * The freeze watch of every session: one check every freeze.checkS for all of them (the agent's
  * own /proc stat, the heartbeat's mtime and first word; the open commands only once silence is
  * possible), and at once when a heartbeat file is written or touched (inotify, through the
- * service's FileWatch). Tells incidents; never stops anything.
+ * service's FileWatch). A round reads no agent under a parent cgroup that was calm since the
+ * last one (freeze/calm.ts). Tells incidents; never stops anything.
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { pickKeys } from '../cgroup/parse';
+import { readOptional } from '../cgroup/read';
+import { type CpuReading, answeredByCalm, calmOver, calmStep } from '../freeze/calm';
 import type { Config } from '../config/schema';
 import { type FreezeContext, freezeMessage } from '../freeze/message';
 import { openCommands } from '../freeze/open-commands';
@@ -67,6 +72,8 @@ export class FreezeWatch {
   /** Each agent's /proc/PID/stat, held open while its session lasts. */
   private readonly stats = new HeldStats();
   private readonly timer: NodeJS.Timeout;
+  /** Each parent cgroup's CPU time at the last round (calm.ts). */
+  private readonly parentCpu = new Map<string, CpuReading>();
 
   constructor(
     private readonly config: Config,
@@ -75,22 +82,57 @@ export class FreezeWatch {
     /** A round's failed checks: the first one's unit and error, and how many failed. */
     private readonly onError: (unit: string, err: Error, failed: number) => void = () => {},
   ) {
-    this.timer = setInterval(() => {
-      // A session whose check fails (EMFILE holding its agent's stat, an unreadable /proc) is
-      // skipped: the others are still checked, sbd goes on, and one line a round tells it.
-      let failed = 0;
-      let first: { unit: string; err: Error } | undefined;
-      for (const s of this.sessions()) {
-        try {
-          this.check(s);
-        } catch (err) {
-          failed++;
-          first ??= { unit: s.unit, err: err as Error };
-        }
-      }
-      if (first) this.onError(first.unit, first.err, failed);
-    }, config.freeze.checkS * 1000);
+    this.timer = setInterval(() => this.sweep(), config.freeze.checkS * 1000);
     this.timer.unref();
+  }
+
+  /**
+   * The round over every session. A session whose check fails (EMFILE holding its agent's stat,
+   * an unreadable /proc) is skipped: the others are still checked, sbd goes on, and one line a
+   * round tells it. Where the session's parent cgroup was calm since the last round (calm.ts),
+   * its agent is not read.
+   */
+  sweep(): void {
+    const atMs = monotonicMs();
+    const calm = new Map<string, boolean>();
+    let failed = 0;
+    let first: { unit: string; err: Error } | undefined;
+    for (const s of this.sessions()) {
+      try {
+        const state = this.states.get(s.unit);
+        if (answeredByCalm(state, s.heartbeat !== undefined) && this.parentCalm(calm, path.dirname(s.cgroupDir), atMs)) {
+          if (state !== undefined) this.states.set(s.unit, calmStep(state));
+          continue;
+        }
+        this.check(s);
+      } catch (err) {
+        failed++;
+        first ??= { unit: s.unit, err: err as Error };
+      }
+    }
+    for (const parent of this.parentCpu.keys()) if (!calm.has(parent)) this.parentCpu.delete(parent);
+    if (first) this.onError(first.unit, first.err, failed);
+  }
+
+  /** Whether `parent` used less than peggedCpuShare of a core since the last round: read once a round. */
+  private parentCalm(seen: Map<string, boolean>, parent: string, atMs: number): boolean {
+    const known = seen.get(parent);
+    if (known !== undefined) return known;
+    let isCalm = false;
+    try {
+      const text = readOptional(parent, 'cpu.stat');
+      if (text !== undefined) {
+        const now = { atMs, usageUs: pickKeys(text, `${parent}/cpu.stat`, ['usage_usec'] as const).usage_usec };
+        isCalm = calmOver(this.parentCpu.get(parent), now, this.config.freeze.peggedCpuShare);
+        this.parentCpu.set(parent, now);
+      }
+    } catch {
+      // the parent gone, or its cpu.stat unreadable: its sessions' agents are each read, as
+      // before calm.ts, and their own checks say what fails
+      this.parentCpu.delete(parent);
+    }
+    seen.set(parent, isCalm);
+    return isCalm;
   }
 
   /** A check now (the heartbeat was written, say). */

@@ -20,9 +20,9 @@ function child(t, argv) {
   return c;
 }
 
-/** A session of `agent` with a stand-in cgroup directory listing `pids`. */
-function session(agent, pids, heartbeat) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-freeze-'));
+/** A session of `agent` with a stand-in cgroup directory listing `pids`, in `parent` (a temporary directory without cpu.stat unless given). */
+function session(agent, pids, heartbeat, parent = os.tmpdir()) {
+  const dir = fs.mkdtempSync(path.join(parent, 'sb-freeze-'));
   fs.writeFileSync(path.join(dir, 'cpu.stat'), 'usage_usec 0\nuser_usec 0\nsystem_usec 0\n');
   fs.writeFileSync(path.join(dir, 'cgroup.procs'), pids.map((p) => `${p}\n`).join(''));
   const info = readProcess(agent.pid);
@@ -119,4 +119,49 @@ test("one session whose check throws is told once a round and skipped; the other
   t.mock.timers.tick(1000);
   assert.deepEqual(checked, ['bad.scope', 't.scope', 'bad.scope', 't.scope']);
   assert.deepEqual(errors, [['bad.scope', "EMFILE: too many open files, open '/proc/1/stat'", 1], ['bad.scope', "EMFILE: too many open files, open '/proc/1/stat'", 1]]);
+});
+
+/** A stand-in for the sessions' slice: a directory whose cpu.stat says `usageUs()`, written every 50 ms. */
+function parentSlice(t, usageUs) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-freeze-slice-'));
+  const write = () => fs.writeFileSync(path.join(dir, 'cpu.stat'), `usage_usec ${Math.round(usageUs())}\nuser_usec 0\nsystem_usec 0\n`);
+  write();
+  const timer = setInterval(write, 50);
+  t.after(() => clearInterval(timer));
+  return dir;
+}
+
+test('an agent that spins under a parent that says it was calm is not read, so not told; once the parent is busy it is told pegged', async (t) => {
+  // The parent's cpu.stat is a stand-in that lies (calm while its agent spins): only a watch that
+  // skips the agent's read stays silent. Then it says a whole core, and the agent is read again.
+  const t0 = Date.now();
+  let busyFrom = Infinity;
+  const slice = parentSlice(t, () => Math.max(0, Date.now() - busyFrom) * 1000);
+  const agent = child(t, [process.execPath, '-e', 'for (;;) {}']);
+  const told = watch(t, FAST, session(agent, [agent.pid], undefined, slice));
+  // FAST: checked each second, pegged after 3 s at 1 %: read each round, it would be told by about 5 s
+  await new Promise((r) => setTimeout(r, 7000));
+  assert.deepEqual(told.map((i) => i.type), []);
+  busyFrom = Date.now();
+  await waitFor('pegged', () => told.some((i) => i.type === 'pegged'), 15_000);
+  assert.ok(Date.now() - t0 >= 7000);
+});
+
+test('under a calm parent, a session with a heartbeat is still read: missing is told', async (t) => {
+  const slice = parentSlice(t, () => 0);
+  const agent = child(t, ['sleep', '30']);
+  const beat = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sb-beat-')), 'beat');
+  fs.writeFileSync(beat, 'idle\n');
+  const hourAgo = new Date(Date.now() - 3600_000);
+  fs.utimesSync(beat, hourAgo, hourAgo);
+  const told = watch(t, { ...FAST, missingAfterS: 60 }, session(agent, [agent.pid], beat, slice));
+  await waitFor('missing', () => told.some((i) => i.type === 'missing'), 8000);
+});
+
+test('a parent whose cpu.stat cannot be parsed answers for nobody: each agent is read and told', async (t) => {
+  const slice = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-freeze-slice-'));
+  fs.writeFileSync(path.join(slice, 'cpu.stat'), 'usage_usec lots\n');
+  const agent = child(t, [process.execPath, '-e', 'for (;;) {}']);
+  const told = watch(t, FAST, session(agent, [agent.pid], undefined, slice));
+  await waitFor('pegged', () => told.some((i) => i.type === 'pegged'), 15_000);
 });

@@ -3,14 +3,14 @@
 // The freeze watch (issues 6 and 12), with short test thresholds. It tells; it never stops
 // anything. Pegged is the agent process spinning, not its builds; silent is reachable with MCP
 // and language servers running, and told apart from missing; a heartbeat renewed by `touch` is
-// seen at once.
+// seen at once; under a calm slice an idle agent is not read at all (freeze/calm.ts).
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { labOnly, waitFor } = require('./helpers');
-const { startSbd, incidentCollector, runSession, stopSessions } = require('./sbd-helpers');
+const { startSbd, incidentCollector, runSession, stopSessions, systemctl } = require('./sbd-helpers');
 
 // peggedCpuShare stays at its default (0.75); the windows are short. checkS 10: a renewal seen
 // only by the timer comes up to 10 s late, one seen by inotify at once.
@@ -104,4 +104,34 @@ test('a heartbeat renewed by `touch` is seen at once, not at the next check', la
   const recovered = await incidentAfter('touch1', 'recovered', goAtMs, 30_000);
   const tookMs = recovered.receivedAtMs - goAtMs;
   assert.ok(tookMs < FREEZE.checkS * 500, `recovered ${tookMs} ms after the go (the next check was ${FREEZE.checkS * 1000 - (goAtMs - missing.receivedAtMs)} ms away)`);
+});
+
+test('under a calm slice an idle agent is not read (sbd holds no fd on its stat); once it spins, the slice is busy and it is told pegged', labOnly, async (t) => {
+  const sbdPid = Number(systemctl('show', '-P', 'MainPID', 'sbd.service').stdout.trim());
+  // calm0 keeps the slice's reading going from round to round, so that calm1 is never a first look
+  await session(t, 'calm0', [], 'print("ready", flush=True)\ntime.sleep(600)\n');
+  await new Promise((r) => setTimeout(r, 2 * FREEZE.checkS * 1000));
+  const CALM_S = 3 * FREEZE.checkS;
+  const SPIN_S = 90; // the slice busy from the round after the spin began, pegged 30 s later
+  const s = await session(t, 'calm1', [], `print("ready", os.getpid(), flush=True)\ntime.sleep(${CALM_S})\nt = time.monotonic()\nwhile time.monotonic() - t < ${SPIN_S}: pass\ntime.sleep(600)\n`);
+  const agentPid = Number(/ready (\d+)/.exec(s.output())?.[1]);
+  const holdsStat = () => fs.readdirSync(`/proc/${sbdPid}/fd`).some((fd) => {
+    try {
+      return fs.readlinkSync(`/proc/${sbdPid}/fd/${fd}`) === `/proc/${agentPid}/stat`;
+    } catch {
+      return false; // closed meanwhile
+    }
+  });
+  // the agent sleeps: every round over it (two at least) finds the slice calm and leaves it unread
+  let looks = 0;
+  while (Date.now() < s.readyAtMs + (CALM_S - 2) * 1000) {
+    assert.equal(holdsStat(), false, `sbd (pid ${sbdPid}) holds the stat of calm1's sleeping agent (pid ${agentPid}): it was read under a calm slice`);
+    looks++;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  assert.ok(looks >= 2 * FREEZE.checkS, `looked ${looks} times`);
+  const pegged = await incidentAfter('calm1', 'pegged', s.readyAtMs, (CALM_S + SPIN_S + 30) * 1000);
+  assert.equal(pegged.agentPid, agentPid);
+  assert.equal(holdsStat(), true, 'read once the slice was busy');
+  assert.deepEqual(inc.of('calm0', 'pegged'), [], 'the sleeping neighbour is not pegged');
 });
