@@ -38,6 +38,8 @@ export const monitorRecordSchema = z
     toldNotice: z.number().int().positive().optional(),
     truncations: z.number().int().nonnegative().default(0),
     exit: z.object({ code: z.string(), status: z.number().int() }).optional(),
+    /** For a spawn: the crashes systemd restarted, counted for sbd's own crash-loop fuse (monitor/crash-count.ts). */
+    crashes: z.object({ restartsSeen: z.number().int().nonnegative(), bootId: z.string().min(1), atMonoMs: z.array(z.number()) }).optional(),
     /** For a process monitor: the process it observes, as verified (its start time tells it from a later process with the same pid). */
     process: z.object({ pid: z.number().int().positive(), startTicks: z.number().int().nonnegative(), comm: z.string() }).optional(),
     /** For a file monitor: the file's state last told (hashes of its last lines, never the lines). */

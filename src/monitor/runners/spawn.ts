@@ -11,6 +11,8 @@ import type { UnitInfo } from '../../systemd/types';
 import { type MonitorHost, MonitorRequestError, type Runner, type RunnerKit } from '../runner';
 import { expiresAtMs } from '../spec';
 import type { MonitorRecord } from '../store';
+import { bootId } from '../../util/clock';
+import { SLOW_CRASH_LOOP, countCrashes } from '../crash-count';
 import { CRASH_LOOP_BURST, EXPIRY_BACKSTOP_S, spawnUnitName, spawnUnitProperties } from '../unit';
 
 /** Where a spawn's output goes: one file per monitor. */
@@ -19,12 +21,17 @@ export const spawnOutput = (host: MonitorHost, id: string): string => path.join(
 const running = (info: UnitInfo | undefined): boolean =>
   info !== undefined && (info.activeState === 'active' || info.activeState === 'activating' || info.activeState === 'reloading');
 
+/** The exit receipt of the unit's last run (pure). A unit systemd has unloaded ended well: it
+ * collects inactive units, never failed ones (CollectMode=inactive, the default), so the receipt
+ * of a gone unit is a clean exit. */
+function exitOf(info: UnitInfo | undefined): { code: 'killed' | 'exited'; status: number } {
+  return { code: info?.execMainCode === 2 || info?.execMainCode === 3 ? 'killed' : 'exited', status: info ? (info.execMainStatus ?? 0) : 0 };
+}
+
 /** The unit ended: its exit receipt, and whether systemd's crash-loop fuse blew (pure). */
 export function unitEnding(info: UnitInfo | undefined): { lifecycle: 'stopped' | 'quarantined' | 'expired'; reason: string; exit: { code: string; status: number } } {
-  // A unit systemd has unloaded ended well: it collects inactive units, never failed ones
-  // (CollectMode=inactive, the default), so the receipt of a gone unit is a clean exit.
-  const code = info?.execMainCode === 2 || info?.execMainCode === 3 ? 'killed' : 'exited';
-  const exit = { code, status: info ? (info.execMainStatus ?? 0) : 0 };
+  const exit = exitOf(info);
+  const code = exit.code;
   // RuntimeMaxUSec ran out (Result timeout): systemd's backstop of expiresAt, when sbd's own timer did not stop it first
   if (info?.result === 'timeout') return { lifecycle: 'expired', reason: 'its expiresAt has passed: systemd ended it (RuntimeMaxSec)', exit };
   // The fuse blew: systemd refused the next automatic restart. Its Result says so only where no
@@ -47,7 +54,7 @@ async function startUnit(kit: RunnerKit, record: MonitorRecord, slice: string, m
   fs.closeSync(fs.openSync(output, 'a', 0o600));
   const expires = expiresAtMs(spec);
   const unit = spawnUnitName(record.id);
-  kit.save({ ...record, unit: { name: unit }, offset: fs.statSync(output).size });
+  kit.save({ ...record, unit: { name: unit }, offset: fs.statSync(output).size, crashes: undefined }); // a new unit: its crashes counted anew
   kit.follow(record.id, output);
   try {
     await host.startTransientService(unit, spawnUnitProperties({
@@ -65,6 +72,28 @@ async function startUnit(kit: RunnerKit, record: MonitorRecord, slice: string, m
   kit.save({ ...now, unit: { name: unit, ...(info?.invocationId ? { invocationId: info.invocationId } : {}) } });
 }
 
+/**
+ * A crash systemd restarted (NRestarts moved) counts towards sbd's own fuse (crash-count.ts): when
+ * it blows, the spawn is quarantined first (so its unit's stop is not told as an exit), told, and
+ * its unit stopped, which cancels the restart systemd queued.
+ */
+function countRestarts(kit: RunnerKit, record: MonitorRecord, info: UnitInfo | undefined): void {
+  const boot = bootId();
+  if (boot === undefined || info?.nRestarts === undefined) return; // no boot id: monotonic times could not be kept
+  const counted = countCrashes(record.crashes, info.nRestarts, kit.host.monotonicMs(), boot);
+  if (counted === undefined) return;
+  if (!counted.blown) return kit.save({ ...record, crashes: counted.next });
+  const reason = `it crashed ${SLOW_CRASH_LOOP.crashes} times within ${SLOW_CRASH_LOOP.withinMs / 60_000} min, each time restarted by systemd: sbd stopped it; sbctl monitor recover decides`;
+  // the last crash's receipt, unless systemd has started the next run already (ExecMainCode 0)
+  const ended = info.execMainCode !== undefined && info.execMainCode > 0;
+  kit.save({ ...record, crashes: counted.next, lifecycle: 'quarantined', reason, ...(ended ? { exit: exitOf(info) } : {}) });
+  kit.tell(record, 'quarantined', reason);
+  if (record.unit) {
+    const unit = record.unit.name;
+    void kit.host.stopUnit(unit).catch((err: unknown) => kit.host.log('warn', "stopping a crash-looping monitor's unit failed", { monitor: record.id, unit, err }));
+  }
+}
+
 export const spawnRunner: Runner = {
   begin: (kit, record, session) => startUnit(kit, record, session.slice, session.memoryHigh),
   resume(kit, record) {
@@ -80,7 +109,7 @@ export const spawnRunner: Runner = {
   onUnit(kit, record, info) {
     // systemd's RuntimeMaxSec is a failure to Restart=on-failure: a restart it queued is cancelled by the stop
     const timedOut = info?.result === 'timeout' && record.spec.expiresAt !== undefined;
-    if (running(info) && !timedOut) return;
+    if (running(info) && !timedOut) return countRestarts(kit, record, info);
     const ending = unitEnding(info);
     kit.save({ ...record, ...ending });
     kit.tell(record, ending.lifecycle === 'quarantined' ? 'quarantined' : ending.lifecycle === 'expired' ? 'expired' : 'exit', ending.reason);

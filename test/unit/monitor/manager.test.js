@@ -156,6 +156,42 @@ test('the crash-loop fuse as systemd 252 reports it: failed, Result exit-code, N
   assert.match(s.notices.at(-1)?.text ?? '', /^crashy: it crashed again and again/);
 });
 
+test('a slow crash loop, each run too long for systemd\'s fuse, is quarantined by sbd\'s own count: told once, its unit stopped, counted anew on approve', async (t) => {
+  const s = setup(t);
+  let now = 0;
+  s.host.monotonicMs = () => now;
+  s.host.resetFailedUnit = async () => {};
+  const a = await s.m.start('fix', { type: 'spawn', argv: ['sh', '-c', 'sleep 30; exit 3'], label: 'slow' });
+  const name = `sb-monitor-${a.id}.service`;
+  // systemd 252 between two automatic restarts: activating, Result exit-code, NRestarts up by one each crash
+  const crash = async (n, atMs) => {
+    now = atMs;
+    s.units.set(name, { activeState: 'activating', result: 'exit-code', execMainCode: 1, execMainStatus: 3, nRestarts: n });
+    await Promise.all([s.m.onUnit(name), s.m.onUnit(name)]); // a transition comes as several PropertiesChanged
+  };
+  await crash(1, 32_000);
+  await crash(2, 64_000);
+  await crash(3, 96_000);
+  assert.equal(s.m.list('fix')[0]?.lifecycle, 'running', 'three crashes in a row are restarts, not a loop yet');
+  assert.deepEqual(s.m.list('fix')[0]?.crashes?.atMonoMs, [32_000, 64_000, 96_000]);
+  assert.deepEqual(s.notices, []);
+  await crash(4, 128_000);
+  const r = s.m.list('fix')[0];
+  assert.equal(r?.lifecycle, 'quarantined');
+  assert.deepEqual(r?.exit, { code: 'exited', status: 3 });
+  assert.deepEqual(s.notices.map((n) => n.text), ['slow: it crashed 4 times within 30 min, each time restarted by systemd: sbd stopped it; sbctl monitor recover decides']);
+  await settle();
+  assert.deepEqual(s.stopped, [name], 'its unit stopped: systemd\'s queued restart cancelled');
+  await s.m.onUnit(name); // the stop's own changes
+  assert.equal(s.notices.length, 1, 'the stop is not told as an exit');
+  // approved: a new unit, its crashes counted from nothing
+  const again = await s.m.restart(a.id);
+  assert.equal(again.lifecycle, 'running');
+  assert.equal(again.crashes, undefined);
+  await crash(1, 200_000);
+  assert.equal(s.m.list('fix')[0]?.lifecycle, 'running');
+});
+
 test('a unit that ends because we stopped it is not told as an exit, and keeps the stop\'s reason', async (t) => {
   const s = setup(t);
   const a = await s.m.start('fix', { type: 'spawn', argv: ['sleep', '1000'], label: 'late' });

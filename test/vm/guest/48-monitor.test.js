@@ -92,3 +92,21 @@ test('monitors: spawn, reuse, inbox, crash loop, quarantine, tail, stop, the ses
   assert.equal(after?.lifecycle, 'stopped');
   assert.equal(after?.reason, 'its session ended');
 });
+
+test('a slow crash loop, each run too long for systemd\'s 3 starts in 60 s, is quarantined by sbd after 4 crashes: told, its unit stopped', labOnly, async (t) => {
+  await startSbd({});
+  const session = runSession('mon2', ['--memory-high', '256M'], ['sleep', '900']);
+  t.after(() => { systemctl('stop', 'mon2.scope'); session.child.kill(); });
+  await waitFor(() => json(sbctl('status', '--json')).sessions.some((s) => s.name === 'mon2'), 60_000, { what: 'sbd to watch mon2' });
+  // 31 s a run and 2 s to each restart: three starts span 66 s, never within systemd's 60 s
+  const slow = json(sbctl('monitor', 'start', '--session', 'mon2', '--label', 'slow', '--json', '--', '/bin/sh', '-c', 'echo up; sleep 31; exit 3'));
+  const unit = `sb-monitor-${slow.id}.service`;
+  const quarantined = await waitFor(() => json(sbctl('monitor', 'list', '--session', 'mon2', '--json')).find((m) => m.id === slow.id && m.lifecycle === 'quarantined'), 300_000, { intervalMs: 1000, what: 'the slow crash loop to be quarantined' });
+  assert.equal(quarantined.reason, 'it crashed 4 times within 30 min, each time restarted by systemd: sbd stopped it; sbctl monitor recover decides');
+  assert.ok(inbox('mon2').some((n) => n.kind === 'quarantined' && n.text === `slow: ${quarantined.reason}`), 'its agent is told');
+  await waitFor(() => !['active', 'activating'].includes(show(unit, 'ActiveState')), 30_000, { what: `${unit} to be stopped` });
+  assert.notEqual(show(unit, 'Result'), 'start-limit-hit', 'sbd\'s fuse, not systemd\'s');
+  // no fifth run: systemd's queued restart was cancelled with the stop
+  await new Promise((r) => setTimeout(r, 5000));
+  assert.ok(!['active', 'activating'].includes(show(unit, 'ActiveState')), `${unit} is not restarted`);
+});
