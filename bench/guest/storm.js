@@ -57,6 +57,7 @@ async function main() {
     await mgr.StartTransientUnit(unit, 'fail', [
       ['PIDs', new dbus.Variant('au', [hog.pid])], ['Slice', new dbus.Variant('s', 'sessions.slice')],
       ['MemoryHigh', new dbus.Variant('t', brake)], ['MemorySwapMax', new dbus.Variant('t', 0n)],
+      ...(process.env.STORM_ACCOUNTING === 'off' ? [['MemoryAccounting', new dbus.Variant('b', false)]] : []),
     ], []);
     units.push(unit);
   }

@@ -6,6 +6,7 @@
 # $LAB_OUT/storm.tsv (run, unit, onset ms, verdict ms; run is "single" or "storm") and
 # $LAB_OUT/storm-sbd.txt (sbd's RSS, and its CPU from the storm's release to its last verdict).
 # PREFILL=0: the hogs start from nothing instead of 3 MiB under their brakes (bench/guest/storm.js).
+# ACCOUNTING=off: their scopes get MemoryAccounting=no (systemd then does not watch their memory.events).
 # SBD_PROF=1: sbd runs under node --cpu-prof; its profile lands in $LAB_OUT/sbd-storm.cpuprofile.
 # SBD_TIMING=1: sbd runs with bench/guest/sbd-timing.js (its hot functions timed, no profiler);
 # the running totals land in $LAB_OUT/sbd-timing.jsonl.
@@ -53,7 +54,7 @@ sbd_record() {
 }
 # storm RUN N PREFIX: N sessions released together; waits for N verdicts of PREFIX-*; appends rows
 storm() {
-  as env SBD_PID="$pid" STORM_PRESSURE_OUT="$LAB_OUT/pressure-$3.json" node bench/guest/storm.js "$2" "$BRAKE_MIB" "$3" "${PREFILL:-1}" >/tmp/onsets.tsv 2>/tmp/rounds.txt || { cat /tmp/rounds.txt >&2; sbd_record; exit 1; }
+  as env SBD_PID="$pid" STORM_ACCOUNTING="${ACCOUNTING:-}" STORM_PRESSURE_OUT="$LAB_OUT/pressure-$3.json" node bench/guest/storm.js "$2" "$BRAKE_MIB" "$3" "${PREFILL:-1}" >/tmp/onsets.tsv 2>/tmp/rounds.txt || { cat /tmp/rounds.txt >&2; sbd_record; exit 1; }
   for _ in $(seq 1 24); do [[ $(verdicts | grep -c "\"$3-") -ge $2 ]] && break; sleep 5; done
   c1=$(awk '{print $14+$15}' /proc/$pid/stat)
   verdicts | RUN=$1 node -e '
