@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { labOnly, waitFor } = require('./helpers');
-const { startSbd, incidentCollector, runSession, stopSessions, systemctl } = require('./sbd-helpers');
+const { startSbd, incidentCollector, runSession, stopSessions, systemctl, SLICE_DIR } = require('./sbd-helpers');
 
 // peggedCpuShare stays at its default (0.75); the windows are short. checkS 10: a renewal seen
 // only by the timer comes up to 10 s late, one seen by inotify at once.
@@ -106,7 +106,18 @@ test('a heartbeat renewed by `touch` is seen at once, not at the next check', la
   assert.ok(tookMs < FREEZE.checkS * 500, `recovered ${tookMs} ms after the go (the next check was ${FREEZE.checkS * 1000 - (goAtMs - missing.receivedAtMs)} ms away)`);
 });
 
+/** utime + stime of PID, in clock ticks (100 a second on Debian). */
+const cpuTicks = (pid) => {
+  const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' '); // f[0] is field 3 (state): utime 14, stime 15
+  return Number(f[11]) + Number(f[12]);
+};
+
 test('under a calm slice an idle agent is not read (sbd holds no fd on its stat); once it spins, the slice is busy and it is told pegged', labOnly, async (t) => {
+  // A share a spinning agent reaches on a host that runs two emulated guests at once (each vCPU
+  // then gets about half a host core): the calm bound and pegged both use it.
+  const SHARE = 0.3;
+  await startSbd({ freeze: { ...FREEZE, peggedCpuShare: SHARE } });
   const sbdPid = Number(systemctl('show', '-P', 'MainPID', 'sbd.service').stdout.trim());
   // calm0 keeps the slice's reading going from round to round, so that calm1 is never a first look
   await session(t, 'calm0', [], 'print("ready", flush=True)\ntime.sleep(600)\n');
@@ -130,7 +141,13 @@ test('under a calm slice an idle agent is not read (sbd holds no fd on its stat)
     await new Promise((r) => setTimeout(r, 1000));
   }
   assert.ok(looks >= 2 * FREEZE.checkS, `looked ${looks} times`);
-  const pegged = await incidentAfter('calm1', 'pegged', s.readyAtMs, (CALM_S + SPIN_S + 30) * 1000);
+  const sliceUs = () => Number(/^usage_usec (\d+)/m.exec(fs.readFileSync(path.join(SLICE_DIR, 'cpu.stat'), 'utf8'))?.[1]);
+  const spinFrom = { atMs: Date.now(), ticks: cpuTicks(agentPid), sliceUs: sliceUs() };
+  const pegged = await incidentAfter('calm1', 'pegged', s.readyAtMs, (CALM_S + SPIN_S + 30) * 1000).catch((err) => {
+    const share = (cpuTicks(agentPid) * 10 - spinFrom.ticks * 10) / (Date.now() - spinFrom.atMs);
+    const slice = (sliceUs() - spinFrom.sliceUs) / 1000 / (Date.now() - spinFrom.atMs);
+    throw new Error(`${err.message}; since its spin began the agent had ${(share * 100).toFixed(0)} % of a core and the slice ${(slice * 100).toFixed(0)} % (pegged from ${SHARE * 100} %); sbd holds its stat: ${holdsStat()}`);
+  });
   assert.equal(pegged.agentPid, agentPid);
   assert.equal(holdsStat(), true, 'read once the slice was busy');
   assert.deepEqual(inc.of('calm0', 'pegged'), [], 'the sleeping neighbour is not pegged');
