@@ -10,6 +10,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { labOnly, waitFor } = require('./helpers');
+const { parseStat } = require(path.join(__dirname, '../../../dist/proc/stat.js'));
 const { startSbd, incidentCollector, runSession, stopSessions, systemctl, SLICE_DIR } = require('./sbd-helpers');
 
 // peggedCpuShare stays at its default (0.75); the windows are short. checkS 10: a renewal seen
@@ -106,12 +107,8 @@ test('a heartbeat renewed by `touch` is seen at once, not at the next check', la
   assert.ok(tookMs < FREEZE.checkS * 500, `recovered ${tookMs} ms after the go (the next check was ${FREEZE.checkS * 1000 - (goAtMs - missing.receivedAtMs)} ms away)`);
 });
 
-/** utime + stime of PID, in clock ticks (100 a second on Debian). */
-const cpuTicks = (pid) => {
-  const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = text.slice(text.lastIndexOf(')') + 2).split(' '); // f[0] is field 3 (state): utime 14, stime 15
-  return Number(f[11]) + Number(f[12]);
-};
+/** utime + stime of PID, in clock ticks (100 a second on Debian), by sbd's own parser. */
+const cpuTicks = (pid) => parseStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'), `/proc/${pid}/stat`).cpuTicks;
 
 test('under a calm slice an idle agent is not read (sbd holds no fd on its stat); once it spins, the slice is busy and it is told pegged', labOnly, async (t) => {
   // A share a spinning agent reaches on a host that runs two emulated guests at once (each vCPU
