@@ -12,7 +12,8 @@
 // Env: SB_VM_SKIP=1 (skip, reported as such), SB_VM_GUESTS, SB_VM_LANES (2), SB_VM_FILE_TIMEOUT
 //      (600 s per guest file), SB_VM_BUDGET_MIN (60: files not started after it are skipped, with
 //      why), SB_VM_BOOT_TIMEOUT (360 s), SB_VM_KEEP_RUN=1 (keep the run dirs),
-//      SB_VM_ONLY=30,31 (only the guest files starting so), SB_VM_ALL_FILES=1 (every file on every
+//      SB_VM_ONLY=30,31 (only the guest files starting so; 99, the lab's self-test, runs only so),
+//      SB_VM_ALL_FILES=1 (every file on every
 //      guest; by default Debian 13 runs a subset, see GUESTS), SB_VM_APPEND (extra kernel arguments,
 //      every guest), and lib.sh's SB_VM_*. SB_VM_SUITE and SB_VM_IMAGE are set per guest here.
 const { describe, test, before, after } = require('node:test');
@@ -40,6 +41,8 @@ const GUESTS = /** @type {Record<string, {title: string, suite?: string, debian:
   'bookworm-psi0': { title: 'debian 12 (systemd 252, psi=0)', suite: 'bookworm', debian: '12', systemd: 252, append: 'psi=0', files: ['00', '39'], filesOnly: true },
 });
 const DEFAULT_GUESTS = 'bookworm,trixie,bookworm-psi0';
+/** Guest files run only when SB_VM_ONLY names them: 99 panics a guest's kernel, the lab's self-test. */
+const ON_REQUEST = ['99'];
 // Guests booted at once. Two: the guest files mostly wait (grace periods, PSI windows, timers), so
 // a second guest on the other core nearly halves the wall time on a 2-core machine (measured
 // 2026-11-30, see test/vm/README.md); a guest with `split` is booted that many times, its files
@@ -90,6 +93,13 @@ const SUITE_T0 = Date.now();
 const BOOT_TIMEOUT_S = Number(process.env.SB_VM_BOOT_TIMEOUT || 360);
 /** Boots of a guest whose kernel panics while booting: the second one decides. */
 const BOOT_ATTEMPTS = 2;
+/**
+ * Boots of a guest again after its kernel panicked while a file ran (that file then runs again):
+ * one: the emulated kernel's own fault is rare (Debian 13's 6.12 under TCG panicked twice in all the
+ * lab's runs so far, once booting, once in CI's guest 31; Debian 12's 6.1 never), and a second
+ * panic in the same guest fails it, so a project that made the kernel panic would still show.
+ */
+const MID_RUN_REBOOTS = 1;
 const TAIL_LINES = 40;
 const ERR_TAIL_LINES = 20;
 
@@ -221,7 +231,8 @@ if (skip) {
 } else {
   // SB_VM_ONLY=30,31: only the guest files whose names start with these (a faster loop)
   const only = (process.env.SB_VM_ONLY ?? '').split(',').filter(Boolean);
-  const guestFiles = fs.readdirSync(GUEST_DIR).filter((f) => f.endsWith('.test.js') && (only.length === 0 || only.some((o) => f.startsWith(o)))).sort();
+  const guestFiles = fs.readdirSync(GUEST_DIR).filter((f) => f.endsWith('.test.js') &&
+    (only.length === 0 ? !ON_REQUEST.some((p) => f.startsWith(p)) : only.some((o) => f.startsWith(o)))).sort();
   const guests = (process.env.SB_VM_GUESTS ?? DEFAULT_GUESTS).split(',').map((g) => g.trim()).filter(Boolean);
   const unknown = guests.filter((g) => !GUESTS[g]);
 
@@ -263,6 +274,10 @@ if (skip) {
     /** @type {import('node:child_process').ChildProcess | undefined} */
     let qemu;
     let qemuExited = false;
+    let qemuEnd = '';   // how qemu ended: 'exit status N' or 'killed by SIGNAL'
+    let midRunReboots = 0;
+    /** @type {string[]} run dirs of guests whose kernel panicked mid-run (their console tells) */
+    const keptRunDirs = [];
     const killQemu = () => { if (qemu && !qemuExited) qemu.kill('SIGKILL'); };
     const append = [process.env.SB_VM_APPEND, guest.append].filter(Boolean).join(' ');
     /** @type {NodeJS.ProcessEnv} */
@@ -283,6 +298,65 @@ if (skip) {
       return tail(r.stdout + r.stderr, 30);
     };
 
+    /**
+     * Boot the guest (vm-start.sh -F execs into qemu, so qemu is OUR child with pdeathsig SIGKILL)
+     * and check it is the one asked for; `imageS` is what building or finding the image took.
+     * @param {number} imageS
+     */
+    const boot = async (imageS) => {
+      let t1 = Date.now();
+      let ready = '';
+      for (let attempt = 1; ; attempt++) {
+        runDir = fs.mkdtempSync(path.join(os.tmpdir(), `sbvm-suite-${key}-`));
+        t1 = Date.now();
+        let qemuLog = '';
+        qemuExited = false;
+        const q = spawn('bash', [path.join(HERE, 'vm-start.sh'), '-F', '-d', runDir, '-p', ROOT],
+          { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        qemu = q;
+        qemus.add(q);
+        q.stdout?.on('data', (d) => { qemuLog += d; });
+        q.stderr?.on('data', (d) => { qemuLog += d; });
+        q.on('exit', (code, signal) => {
+          qemus.delete(q);
+          if (qemu === q) { qemuExited = true; qemuEnd = signal ? `killed by ${signal}` : `exit status ${code}`; }
+        });
+        ready = path.join(runDir, 'out', 'ready');
+        const deadline = Date.now() + BOOT_TIMEOUT_S * 1000;
+        while ((!fs.existsSync(ready) || !fs.readFileSync(ready, 'utf8').trim()) && !qemuExited && Date.now() <= deadline) await sleep(100);
+        if (fs.existsSync(ready) && fs.readFileSync(ready, 'utf8').trim()) break;
+        killQemu();
+        // The emulated kernel's own fault while booting (a panic before the lab's runner is
+        // up: once, Debian 13's 6.12 in an initcall under TCG) says nothing of the project:
+        // booted once more, and said. Any other failure, or a second panic, fails the guest.
+        const panic = qemuExited ? bootPanicOf(consoleTail()) : undefined;
+        if (panic !== undefined && attempt < BOOT_ATTEMPTS) {
+          process.stderr.write(`sbvm: ${key}: the guest's kernel panicked while booting (${panic}; console: ${path.join(runDir, 'console.log')}): booting it once more\n`);
+          continue;
+        }
+        failed = true;
+        throw new Error(`${suite} guest not ready (${qemuExited ? 'qemu exited' : `time-out ${BOOT_TIMEOUT_S} s`}${attempt > 1 ? `, boot ${attempt} of ${BOOT_ATTEMPTS}` : ''}): ${qemuLog}\n` +
+          `--- guest console (last ${TAIL_LINES} lines) ---\n${consoleTail()}`);
+      }
+      const bootS = (Date.now() - t1) / 1000;
+      // 3. is it the guest we asked for? (a stale SB_VM_IMAGE or current-* link would say otherwise)
+      const id = await exec('. /etc/os-release; echo "$VERSION_ID $VERSION_CODENAME"; systemctl --version | head -1; uname -r; cat /proc/cmdline', 60);
+      const [osLine = '', sdLine = '', kernel = '', cmdline = ''] = id.stdout.split('\n');
+      const sdVersion = Number(/^systemd (\d+)/.exec(sdLine)?.[1]);
+      process.stderr.write(`sbvm: ${key}: image ${imageS.toFixed(1)} s, boot to ready ${bootS.toFixed(1)} s ` +
+        `(guest uptime ${fs.readFileSync(ready, 'utf8').trim()} s), debian ${osLine}, systemd ${sdVersion}, kernel ${kernel}, run dir ${runDir}\n` +
+        `sbvm: ${key}: kernel command line: ${cmdline}\n`);
+      if (osLine !== `${guest.debian} ${suite}` || sdVersion !== guest.systemd) {
+        failed = true;
+        throw new Error(`expected debian ${guest.debian} ${suite} with systemd ${guest.systemd}, the guest says ` +
+          `'${osLine}' and '${sdLine}' (rc ${id.rc}: ${id.stderr.trim()})`);
+      }
+      if (append && !cmdline.trimEnd().endsWith(append)) {
+        failed = true;
+        throw new Error(`the ${key} guest must boot with '${append}' last on its kernel command line; it says '${cmdline}'`);
+      }
+    };
+
     describe(title, { concurrency: 1 }, () => {   // one file at a time in a guest
       before(async () => {
         // 1. image (cached by content key; progress streams to our stderr)
@@ -291,56 +365,9 @@ if (skip) {
         if (build.rc !== 0) throw new Error(`SB_VM_SUITE=${suite} test/vm/build-image.sh failed (rc ${build.rc})`);
         const image = build.stdout.trim().split('\n').pop() ?? '';
         env = { ...env, SB_VM_IMAGE: image };
-        // 2. boot: vm-start.sh -F execs into qemu, so qemu is OUR child with pdeathsig SIGKILL
         if (!pruned) { pruneStaleRunDirs(); pruned = true; }   // not the run dir of a guest before this one
-        let t1 = Date.now();
-        let ready = '';
-        for (let attempt = 1; ; attempt++) {
-          runDir = fs.mkdtempSync(path.join(os.tmpdir(), `sbvm-suite-${key}-`));
-          t1 = Date.now();
-          let qemuLog = '';
-          qemuExited = false;
-          const q = spawn('bash', [path.join(HERE, 'vm-start.sh'), '-F', '-d', runDir, '-p', ROOT],
-            { env, stdio: ['ignore', 'pipe', 'pipe'] });
-          qemu = q;
-          qemus.add(q);
-          q.stdout?.on('data', (d) => { qemuLog += d; });
-          q.stderr?.on('data', (d) => { qemuLog += d; });
-          q.on('exit', () => { qemus.delete(q); if (qemu === q) qemuExited = true; });
-          ready = path.join(runDir, 'out', 'ready');
-          const deadline = Date.now() + BOOT_TIMEOUT_S * 1000;
-          while ((!fs.existsSync(ready) || !fs.readFileSync(ready, 'utf8').trim()) && !qemuExited && Date.now() <= deadline) await sleep(100);
-          if (fs.existsSync(ready) && fs.readFileSync(ready, 'utf8').trim()) break;
-          killQemu();
-          // The emulated kernel's own fault while booting (a panic before the lab's runner is
-          // up: once, Debian 13's 6.12 in an initcall under TCG) says nothing of the project:
-          // booted once more, and said. Any other failure, or a second panic, fails the guest.
-          const panic = qemuExited ? bootPanicOf(consoleTail()) : undefined;
-          if (panic !== undefined && attempt < BOOT_ATTEMPTS) {
-            process.stderr.write(`sbvm: ${key}: the guest's kernel panicked while booting (${panic}; console: ${path.join(runDir, 'console.log')}): booting it once more\n`);
-            continue;
-          }
-          failed = true;
-          throw new Error(`${suite} guest not ready (${qemuExited ? 'qemu exited' : `time-out ${BOOT_TIMEOUT_S} s`}${attempt > 1 ? `, boot ${attempt} of ${BOOT_ATTEMPTS}` : ''}): ${qemuLog}\n` +
-            `--- guest console (last ${TAIL_LINES} lines) ---\n${consoleTail()}`);
-        }
-        const bootS = (Date.now() - t1) / 1000;
-        // 3. is it the guest we asked for? (a stale SB_VM_IMAGE or current-* link would say otherwise)
-        const id = await exec('. /etc/os-release; echo "$VERSION_ID $VERSION_CODENAME"; systemctl --version | head -1; uname -r; cat /proc/cmdline', 60);
-        const [osLine = '', sdLine = '', kernel = '', cmdline = ''] = id.stdout.split('\n');
-        const sdVersion = Number(/^systemd (\d+)/.exec(sdLine)?.[1]);
-        process.stderr.write(`sbvm: ${key}: image ${((t1 - t0) / 1000).toFixed(1)} s, boot to ready ${bootS.toFixed(1)} s ` +
-          `(guest uptime ${fs.readFileSync(ready, 'utf8').trim()} s), debian ${osLine}, systemd ${sdVersion}, kernel ${kernel}, run dir ${runDir}\n` +
-          `sbvm: ${key}: kernel command line: ${cmdline}\n`);
-        if (osLine !== `${guest.debian} ${suite}` || sdVersion !== guest.systemd) {
-          failed = true;
-          throw new Error(`expected debian ${guest.debian} ${suite} with systemd ${guest.systemd}, the guest says ` +
-            `'${osLine}' and '${sdLine}' (rc ${id.rc}: ${id.stderr.trim()})`);
-        }
-        if (append && !cmdline.trimEnd().endsWith(append)) {
-          failed = true;
-          throw new Error(`the ${key} guest must boot with '${append}' last on its kernel command line; it says '${cmdline}'`);
-        }
+        // 2. boot, 3. check it is the guest asked for
+        await boot((Date.now() - t0) / 1000);
       });
 
       after(async () => {
@@ -352,6 +379,7 @@ if (skip) {
         }
         qemu = undefined;
         if (!runDir) return;
+        for (const d of keptRunDirs) process.stderr.write(`sbvm: ${key}: run dir kept (its kernel panicked): ${d}\n`);
         if (failed || process.env.SB_VM_KEEP_RUN) process.stderr.write(`sbvm: ${key}: run dir kept: ${runDir}\n`);
         else fs.rmSync(runDir, { recursive: true, force: true });
       });
@@ -378,8 +406,26 @@ if (skip) {
           const setup = file.replace(/\.test\.js$/, '.root.sh');
           const rootStep = fs.existsSync(path.join(GUEST_DIR, setup)) ? `SB_LAB_GUEST=${suite} bash test/vm/guest/${setup} && ` : '';
           const cmd = `cd /mnt/proj && ${rootStep}as-tester env SB_LAB_GUEST=${suite} node --test --test-reporter=/mnt/proj/test/vm/guest-reporter.js ${rel}`;
-          const t0 = Date.now();
-          const res = await exec(cmd, timeoutOf(file));
+          let t0 = Date.now();
+          let res = await exec(cmd, timeoutOf(file));
+          // qemu gone mid-file: vm-exec saw it first (rc 125); its exit event comes a moment later
+          for (let i = 0; i < 50 && res.rc === 125 && !qemuExited; i++) await sleep(100);
+          const panic = qemuExited ? bootPanicOf(consoleTail()) : undefined;
+          if (panic !== undefined && midRunReboots < MID_RUN_REBOOTS) {
+            // The emulated kernel's own fault (Debian 13's 6.12 under TCG: a double fault in the
+            // slab allocator, EFLAGS with bits no CPU sets) ends the guest whatever the file does:
+            // booted again, the file run again from its start, and said. A second panic fails.
+            midRunReboots++;
+            const gone = path.join(runDir, 'console.log');
+            t.diagnostic(`the guest's kernel panicked during ${file} (${panic}; qemu ${qemuEnd}; console kept: ${gone}): ` +
+              `booted again, ${file} runs again from its start`);
+            process.stderr.write(`sbvm: ${key}: the guest's kernel panicked during ${file} (${panic}); console: ${gone}\n${consoleTail()}\n`);
+            keptRunDirs.push(runDir);
+            await boot(0);
+            t0 = Date.now();
+            res = await exec(cmd, timeoutOf(file));
+            for (let i = 0; i < 50 && res.rc === 125 && !qemuExited; i++) await sleep(100);
+          }
           const { tests, output, diagnostics } = parseGuestRun(res.stdout);
           const allOutput = output + res.stderr;
           const outputTail = tail(allOutput, ERR_TAIL_LINES);
@@ -400,6 +446,11 @@ if (skip) {
           for (const gt of tests) await mirror(t, gt, rel, outputTail);
           // failures that no guest test carries: time-out, qemu gone, node crashed before reporting
           if (res.rc === 124) throw new Error(`${rel} timed out after ${timeoutOf(file)} s (SB_VM_FILE_TIMEOUT, or its own in FILE_TIMEOUT_OVERRIDE_S)\n${outputTail}`);
+          if (qemuExited) {
+            const why = bootPanicOf(consoleTail());
+            throw new Error(`${rel}: the guest is gone (qemu ${qemuEnd}${why ? `; the guest's kernel: ${why}` : ''}${midRunReboots ? `; after ${midRunReboots} reboot(s) of ${MID_RUN_REBOOTS} for a kernel panic` : ''}); ` +
+              `console: ${path.join(runDir, 'console.log')}\n--- guest console (last ${ERR_TAIL_LINES} lines) ---\n${tail(consoleTail(), ERR_TAIL_LINES)}\n--- ${rel}: output ---\n${outputTail}`);
+          }
           if (res.rc !== 0 && !anyFail(tests)) throw new Error(`${rel} exited ${res.rc} without a failing test\n${outputTail}`);
           if (!tests.length) t.diagnostic(`${rel} reported no tests`);
         });
