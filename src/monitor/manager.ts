@@ -125,6 +125,9 @@ export class MonitorManager {
           this.save({ ...r, lifecycle: 'stopped', reason: why }); // saved first: its unit's end is not an exit
           if (r.unit) void this.host.stopUnit(r.unit.name).catch(() => undefined);
           break;
+        case 'stop-unit': // the record stays as it is, the agent was told when it was quarantined
+          if (r.unit) void this.host.stopUnit(r.unit.name).catch((err: unknown) => this.host.log('warn', "stopping a quarantined monitor's unit failed", { monitor: id, unit: r.unit?.name, err }));
+          break;
         case 'compact':
           this.records.delete(id);
           removeRecord(this.host.recordsDir, id);

@@ -3,7 +3,8 @@
  * doing it (pure): files, tails and http/ssh probes resume; a local poll waits for the agent's
  * confirmation (it runs commands); a spawn is never replayed: its process lives on in its unit,
  * or it is reported gone; a monitor past its expiresAt ends; a spawn whose unit failed with
- * start-limit-hit (systemd's crash-loop fuse) is quarantined; records that are corrupt or whose
+ * start-limit-hit (systemd's crash-loop fuse) is quarantined, and a quarantined spawn's unit still
+ * running (sbd killed before it stopped it) is stopped; records that are corrupt or whose
  * session is gone are compacted. One summary line for the lot, not one notice per record.
  */
 import type { MonitorType } from './spec';
@@ -25,7 +26,7 @@ export interface RecordView {
   unit?: { activeState: string; result: string; nRestarts?: number | undefined } | undefined;
 }
 
-export type RecoveryAction = 'resume' | 'reuse' | 'await-confirmation' | 'expire' | 'quarantine' | 'report-gone' | 'end-with-session' | 'compact' | 'keep';
+export type RecoveryAction = 'resume' | 'reuse' | 'await-confirmation' | 'expire' | 'quarantine' | 'report-gone' | 'end-with-session' | 'stop-unit' | 'compact' | 'keep';
 
 export interface RecoveryPlan {
   actions: Array<{ id: string; action: RecoveryAction; why: string }>;
@@ -41,6 +42,8 @@ function decide(r: RecordView, nowMs: number): { action: RecoveryAction; why: st
   if (!r.sessionLive && r.type === 'spawn' && r.lifecycle === 'running' && unitRuns(r) && !outlives) return { action: 'end-with-session', why: 'its session ended while sbd was not running: stopped with it' };
   if (!r.sessionLive && !outlives) return { action: 'compact', why: 'its session has ended' };
   if (r.lifecycle === 'stopped' || r.lifecycle === 'expired' || r.lifecycle === 'gone') return { action: 'compact', why: `already ${r.lifecycle}` };
+  // sbd quarantines a slow crash loop before it stops its unit: killed in between, the unit restarts on
+  if (r.lifecycle === 'quarantined' && r.type === 'spawn' && unitRuns(r)) return { action: 'stop-unit', why: 'quarantined, but its unit ran on (sbd stopped before it could stop it): its unit stopped; waits for sbctl monitor recover' };
   if (r.lifecycle === 'quarantined' || r.lifecycle === 'awaiting-confirmation' || r.lifecycle === 'suspended') return { action: 'keep', why: `${r.lifecycle}: waits for sbctl monitor recover` };
   if (r.expiresAtMs !== undefined && r.expiresAtMs <= nowMs) return { action: 'expire', why: 'its expiresAt has passed' };
   switch (r.type) {
@@ -58,7 +61,8 @@ function decide(r: RecordView, nowMs: number): { action: RecoveryAction; why: st
 
 const SUMMARY_WORDS: Array<[RecoveryAction, string]> = [
   ['resume', 'resumed'], ['reuse', 'reused'], ['await-confirmation', 'awaiting confirmation'], ['expire', 'expired'],
-  ['quarantine', 'quarantined'], ['report-gone', 'gone'], ['end-with-session', 'stopped with their session'], ['compact', 'stale records compacted'],
+  ['quarantine', 'quarantined'], ['report-gone', 'gone'], ['end-with-session', 'stopped with their session'],
+  ['stop-unit', "quarantined ones' units stopped"], ['compact', 'stale records compacted'],
 ];
 
 /** The plan for every record found at start (pure). `corrupt` counts records that could not be read. */

@@ -118,8 +118,13 @@ export const spawnRunner: Runner = {
   async restart(kit, record) {
     const session = kit.host.session(record.sessionId);
     if (!session) throw new MonitorRequestError(`its session "${record.sessionId}" has ended: start a new monitor in a live session`);
-    // a failed transient unit keeps its name (and its start-limit count) until reset: then systemd unloads it
-    if (record.unit) await kit.host.resetFailedUnit(record.unit.name).catch(() => undefined);
+    // a failed transient unit keeps its name (and its start-limit count) until reset: then systemd
+    // unloads it. One still restarting (quarantined by sbd's own count, sbd killed before its stop)
+    // is stopped first: systemd refuses a new unit of a name still loaded.
+    if (record.unit) {
+      await kit.host.stopUnit(record.unit.name).catch(() => undefined);
+      await kit.host.resetFailedUnit(record.unit.name).catch(() => undefined);
+    }
     await startUnit(kit, record, session.slice, session.memoryHigh);
   },
   async discard(kit, record) {

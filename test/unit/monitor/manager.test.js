@@ -192,6 +192,50 @@ test('a slow crash loop, each run too long for systemd\'s fuse, is quarantined b
   assert.equal(s.m.list('fix')[0]?.lifecycle, 'running');
 });
 
+test('sbd killed between a slow crash loop\'s quarantine and its unit\'s stop: the next sbd stops the unit, and approve starts a fresh one where systemd refuses a loaded name', async (t) => {
+  const s = setup(t);
+  let now = 0;
+  s.host.monotonicMs = () => now;
+  // systemd: a transient unit's name is taken while it is loaded; a stopped unit with a failure stays loaded until reset
+  s.host.startTransientService = async (name, props) => {
+    if (s.units.has(name)) throw new Error(`Unit ${name} was already loaded or has a fragment file.`);
+    s.started.push({ name, props: new Map(props.map(([n, , v]) => [n, v])) });
+    s.units.set(name, { activeState: 'active', invocationId: 'f'.repeat(32) });
+  };
+  s.host.stopUnit = async (name) => { s.stopped.push(name); s.units.set(name, { activeState: 'failed', result: 'exit-code', execMainCode: 1, execMainStatus: 3 }); };
+  s.host.resetFailedUnit = async (name) => { if (s.units.get(name)?.activeState !== 'active') s.units.delete(name); };
+  const a = await s.m.start('fix', { type: 'spawn', argv: ['sh', '-c', 'sleep 30; exit 3'], label: 'slow' });
+  const name = `sb-monitor-${a.id}.service`;
+  const crash = async (m, n, atMs) => {
+    now = atMs;
+    s.units.set(name, { activeState: 'activating', result: 'exit-code', execMainCode: 1, execMainStatus: 3, nRestarts: n });
+    await m.onUnit(name);
+  };
+  // the first sbd saves the quarantine and dies before its stop reaches systemd
+  const stop = s.host.stopUnit;
+  s.host.stopUnit = async () => {};
+  for (let n = 1; n <= 4; n++) await crash(s.m, n, n * 32_000);
+  assert.equal(s.m.list('fix')[0]?.lifecycle, 'quarantined');
+  s.m.close();
+  s.host.stopUnit = stop;
+  assert.equal(s.units.get(name)?.activeState, 'activating', 'systemd restarts it on');
+  // the next sbd: the plan from what systemd says of the unit
+  const again = new MonitorManager(s.host);
+  t.after(() => again.close());
+  const loaded = again.loadAll();
+  again.apply(planRecovery(loaded.records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true, unit: s.units.get(name) })), 0, Date.now()));
+  await settle();
+  assert.deepEqual(s.stopped, [name], 'its unit stopped by the next sbd');
+  assert.equal(again.list('fix')[0]?.lifecycle, 'quarantined', 'still waiting for the agent');
+  assert.equal(s.notices.length, 1, 'told once, by the first sbd');
+  // approve: the old unit (failed, loaded) is reset and a fresh one starts under the same name
+  s.units.set(name, { activeState: 'activating', result: 'exit-code', nRestarts: 5 }); // even had it been restarted since
+  const ok = await again.restart(a.id);
+  assert.equal(ok.lifecycle, 'running');
+  assert.equal(s.started.length, 2, 'a fresh unit started');
+  assert.equal(s.units.get(name)?.activeState, 'active');
+});
+
 test('a unit that ends because we stopped it is not told as an exit, and keeps the stop\'s reason', async (t) => {
   const s = setup(t);
   const a = await s.m.start('fix', { type: 'spawn', argv: ['sleep', '1000'], label: 'late' });

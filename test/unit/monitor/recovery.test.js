@@ -68,3 +68,16 @@ test('a session that ended while sbd was away: its spawn still running is stoppe
   assert.deepEqual(plan.actions.map((a) => a.action), ['reuse', 'compact', 'end-with-session']);
   assert.equal(plan.summary, 'monitors after the restart: 1 reused, 1 stopped with their session, 1 stale records compacted');
 });
+
+test('a quarantined spawn whose unit still restarts (sbd killed between the quarantine and the stop) has its unit stopped; one whose unit ended is kept', () => {
+  const plan = planRecovery([
+    r('between', 'spawn', { lifecycle: 'quarantined', unit: { activeState: 'activating', result: 'exit-code', nRestarts: 4 } }),
+    r('running', 'spawn', { lifecycle: 'quarantined', unit: { activeState: 'active', result: 'success', nRestarts: 4 } }),
+    r('ended', 'spawn', { lifecycle: 'quarantined', unit: { activeState: 'inactive', result: 'exit-code' } }),
+    r('gone', 'spawn', { lifecycle: 'quarantined' }),
+    r('poll', 'poll', { lifecycle: 'quarantined' }),
+  ], 0, NOW);
+  assert.deepEqual(plan.actions.map((a) => [a.id, a.action]), [['between', 'stop-unit'], ['running', 'stop-unit'], ['ended', 'keep'], ['gone', 'keep'], ['poll', 'keep']]);
+  assert.match(plan.actions[0]?.why ?? '', /its unit ran on .*: its unit stopped; waits for sbctl monitor recover/);
+  assert.equal(plan.summary, "monitors after the restart: 2 quarantined ones' units stopped");
+});

@@ -10,7 +10,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const { labOnly, waitFor } = require('./helpers');
 const { startSbd, runSession, sbctl, systemctl, SLICE_DIR, alive } = require('./sbd-helpers');
 
@@ -93,7 +93,7 @@ test('monitors: spawn, reuse, inbox, crash loop, quarantine, tail, stop, the ses
   assert.equal(after?.reason, 'its session ended');
 });
 
-test('a slow crash loop, each run too long for systemd\'s 3 starts in 60 s, is quarantined by sbd after 4 crashes: told, its unit stopped', labOnly, async (t) => {
+test('a slow crash loop, each run too long for systemd\'s 3 starts in 60 s, is quarantined by sbd after 4 crashes: told, its unit stopped; found running by the next sbd, stopped; approved, a fresh unit', labOnly, async (t) => {
   await startSbd({});
   const session = runSession('mon2', ['--memory-high', '256M'], ['sleep', '900']);
   t.after(() => { systemctl('stop', 'mon2.scope'); session.child.kill(); });
@@ -109,4 +109,24 @@ test('a slow crash loop, each run too long for systemd\'s 3 starts in 60 s, is q
   // no fifth run: systemd's queued restart was cancelled with the stop
   await new Promise((r) => setTimeout(r, 5000));
   assert.ok(!['active', 'activating'].includes(show(unit, 'ActiveState')), `${unit} is not restarted`);
+
+  // sbd gone between the quarantine and the stop: the record says quarantined, the unit runs on.
+  // Made here while sbd is down: the stopped unit was unloaded, so the same unit is made again
+  // (systemd-run, as sbd made it: the session's slice, restarted on failure).
+  assert.equal(systemctl('stop', 'sbd.service').status, 0);
+  const slice = show('mon2.scope', 'Slice');
+  const started = spawnSync('systemd-run', ['--user', '--quiet', `--unit=${unit}`, `--slice=${slice}`, '-p', 'Restart=on-failure', '-p', 'RestartSec=2', '/bin/sh', '-c', 'sleep 31; exit 3'], { encoding: 'utf8' });
+  assert.equal(started.status, 0, `systemd-run ${unit}: ${started.stderr}`);
+  const runningAgain = show(unit, 'InvocationID');
+  assert.equal(show(unit, 'ActiveState'), 'active');
+  assert.equal(systemctl('start', 'sbd.service').status, 0);
+  await waitFor(() => !['active', 'activating'].includes(show(unit, 'ActiveState')), 60_000, { what: `the next sbd to stop ${unit}, a quarantined monitor's unit that ran on` });
+  assert.equal(json(sbctl('monitor', 'list', '--session', 'mon2', '--json')).find((m) => m.id === slow.id)?.lifecycle, 'quarantined', 'still waiting for the agent');
+  assert.equal(inbox('mon2').filter((n) => n.kind === 'quarantined').length, 1, 'told once');
+  // approve: a fresh unit of the same name (the old one stopped and reset first)
+  const approved = json(sbctl('monitor', 'recover', 'approve', '--session', 'mon2', '--json', slow.handle));
+  assert.deepEqual(approved, { handle: slow.handle, lifecycle: 'running' });
+  await waitFor(() => show(unit, 'ActiveState') === 'active', 30_000, { what: `${unit} to run again` });
+  assert.notEqual(show(unit, 'InvocationID'), runningAgain, 'a fresh invocation');
+  assert.equal(show(unit, 'NRestarts'), '0', 'its restarts counted anew');
 });
