@@ -48,7 +48,10 @@ export async function runChecks(env: NodeJS.ProcessEnv, configFile: string | und
     detail: mgr ? `${mgr}: subtree_control "${controllers}"` : `user@${uid}.service's cgroup unknown (no cgroup v2 or no user bus)`,
     fix: 'add Delegate=memory to user@.service (systemctl edit user@.service; Debian 12 delegates it by default)',
   });
-  if (mgr) checks.push(cpuCheck(readOr(path.join(mgr, 'cgroup.controllers'), ''), readOr(path.join(mgr, SLICE_UNIT, 'cpu.weight'), undefined), mgr));
+  if (mgr) {
+    const weightOf = (dir: string): string | undefined => readOr(path.join(mgr, dir, 'cpu.weight'), undefined);
+    checks.push(cpuCheck(readOr(path.join(mgr, 'cgroup.controllers'), ''), weightOf(SLICE_UNIT), mgr, { [SBD_SLICE]: weightOf(SBD_SLICE), [MANAGER_SCOPE]: weightOf(MANAGER_SCOPE) }));
+  }
 
   const psi = fs.existsSync('/proc/pressure/memory');
   checks.push(psiCheck(psi, readCmdline()));
@@ -109,20 +112,33 @@ function readOr<T>(file: string, otherwise: T): string | T {
   }
 }
 
+/** The user manager's children the sessions' slice yields to: sbd's slice (units/sbd.service has
+ * no Slice=, so systemd puts it in app.slice) and systemd --user's own scope. */
+const SBD_SLICE = 'app.slice';
+const MANAGER_SCOPE = 'init.scope';
+
 /**
  * The sessions' share of the CPU beside sbd (pure): units/sessions.slice's CPUWeight (a fifth of
  * its siblings') counts only where the user manager has the cpu controller (`offered`: its
  * cgroup.controllers). `weight`: the slice's cpu.weight as the kernel has it, undefined while the
- * slice is not running. Without it, in a storm of sessions against their brakes, sbd and
- * systemd --user wait for a CPU behind the sessions' processes (bench/RESULTS.md, issue 15 item 5).
+ * slice is not running; `siblings`: the cpu.weight of sbd's slice and systemd --user's scope, as
+ * read (undefined: not there). Without a lighter slice, in a storm of sessions against their
+ * brakes, sbd and systemd --user wait for a CPU behind the sessions' processes (bench/RESULTS.md,
+ * issue 15 item 5).
  */
-export function cpuCheck(offered: string, weight: string | undefined, mgr: string): Check {
+export function cpuCheck(offered: string, weight: string | undefined, mgr: string, siblings: Record<string, string | undefined> = {}): Check {
   const name = 'cpu delegated';
   if (!offered.split(/\s+/).includes('cpu')) {
     return { name, ok: false, detail: `${mgr}: no cpu controller ("${offered}"): the sessions cannot be made to yield the CPU, and in a storm of sessions against their brakes sbd judges late`, fix: 'add Delegate=cpu to user@.service (systemctl edit user@.service; Debian 12 delegates it by default), then restart the user manager' };
   }
   if (weight === undefined) return { name, ok: true, detail: `${mgr}: cpu delegated; ${SLICE_UNIT} takes its weight when a session runs` };
-  return { name, ok: true, detail: `${mgr}/${SLICE_UNIT}: cpu.weight ${weight} (the user manager's own units: 100), so the sessions yield the CPU to sbd and systemd --user` };
+  const known = Object.entries(siblings).filter((e): e is [string, string] => e[1] !== undefined);
+  const said = known.length ? known.map(([unit, w]) => `${unit}: ${w}`).join(', ') : 'its siblings\' not readable';
+  const heavier = known.filter(([, w]) => Number(w) <= Number(weight));
+  if (heavier.length) {
+    return { name, ok: false, detail: `${mgr}/${SLICE_UNIT}: cpu.weight ${weight}, not below ${heavier.map(([unit, w]) => `${unit}'s ${w}`).join(' or ')}: in a storm of sessions against their brakes, sbd and systemd --user wait for a CPU behind them`, fix: `give ${SLICE_UNIT} a lighter CPUWeight than ${heavier.map(([unit]) => unit).join(' and ')} (its unit file says CPUWeight=20: sbctl install puts it back; systemctl --user show -p CPUWeight ${[SLICE_UNIT, ...heavier.map(([unit]) => unit)].join(' ')} says what each has)` };
+  }
+  return { name, ok: true, detail: `${mgr}/${SLICE_UNIT}: cpu.weight ${weight} (${said}), so the sessions yield the CPU to sbd and systemd --user` };
 }
 
 /**

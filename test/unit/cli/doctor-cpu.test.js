@@ -9,10 +9,20 @@ const { cpuCheck, formatChecks } = require('../../../dist/cli/doctor.js');
 
 const MGR = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service';
 
-test('doctor, cpu delegated and the sessions\' slice running: OK, with its weight as the kernel has it', () => {
-  const c = cpuCheck('cpuset cpu io memory pids', '20', MGR);
+test('doctor, cpu delegated and the sessions\' slice running: OK, with its weight and its siblings\' as the kernel has them', () => {
+  const c = cpuCheck('cpuset cpu io memory pids', '20', MGR, { 'app.slice': '100', 'init.scope': '100' });
   assert.equal(c.ok, true);
-  assert.equal(c.detail, `${MGR}/sessions.slice: cpu.weight 20 (the user manager's own units: 100), so the sessions yield the CPU to sbd and systemd --user`);
+  assert.equal(c.detail, `${MGR}/sessions.slice: cpu.weight 20 (app.slice: 100, init.scope: 100), so the sessions yield the CPU to sbd and systemd --user`);
+  assert.match(cpuCheck('cpu memory', '20', MGR, { 'app.slice': undefined }).detail, /cpu\.weight 20 \(its siblings' not readable\)/);
+});
+
+test('doctor, the sessions\' slice not lighter than sbd\'s or systemd --user\'s: FAIL, naming which and how to mend it', () => {
+  const c = cpuCheck('cpu memory pids', '100', MGR, { 'app.slice': '100', 'init.scope': '50' });
+  assert.equal(c.ok, false);
+  assert.equal(c.detail, `${MGR}/sessions.slice: cpu.weight 100, not below app.slice's 100 or init.scope's 50: in a storm of sessions against their brakes, sbd and systemd --user wait for a CPU behind them`);
+  assert.equal(c.fix, 'give sessions.slice a lighter CPUWeight than app.slice and init.scope (its unit file says CPUWeight=20: sbctl install puts it back; systemctl --user show -p CPUWeight sessions.slice app.slice init.scope says what each has)');
+  assert.equal(cpuCheck('cpu memory pids', '100', MGR, { 'app.slice': '500', 'init.scope': '500' }).ok, true, 'lighter than both: OK');
+  assert.equal(cpuCheck('cpu memory pids', '20', MGR, { 'app.slice': '10', 'init.scope': '100' }).ok, false, 'sbd\'s slice made lighter than the sessions');
 });
 
 test('doctor, cpu delegated, no session running: OK, and says when the weight applies', () => {

@@ -94,5 +94,5 @@ test("the CPU when short: the sessions' slice yields it (CPUWeight=20) to sbd an
   assert.equal(path.dirname(sbdGroup), userManager, "sbd's slice is a sibling of the sessions' slice");
   for (const dir of [sbdGroup, path.join(userManager, 'init.scope')]) assert.equal(fs.readFileSync(path.join(dir, 'cpu.weight'), 'utf8').trim(), '100', `${dir}: the default weight`);
   const doctor = sbctl('doctor');
-  assert.match(doctor.stdout, /OK\s+cpu delegated\s+\S+sessions\.slice: cpu\.weight 20 /, doctor.stdout);
+  assert.match(doctor.stdout, /OK\s+cpu delegated\s+\S+sessions\.slice: cpu\.weight 20 \(app\.slice: 100, init\.scope: 100\)/, doctor.stdout);
 });
