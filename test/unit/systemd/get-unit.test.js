@@ -13,12 +13,17 @@ const SYSTEMD = 'org.freedesktop.systemd1';
 const id = Buffer.from('0123456789abcdef0123456789abcdef', 'hex');
 
 /** A fake systemd answering Properties.Get from `props` ("Interface.Name" -> Variant), and
- * UnknownProperty for any other; every call's member and arguments are kept. */
-async function fakeSystemd(broker, props, onGet = (/** @type {number} */ n) => {}) {
+ * UnknownProperty for any other, GetUnit with NoSuchUnit for a unit `loaded` says it has not;
+ * every call's member and arguments are kept. */
+async function fakeSystemd(broker, props, onGet = (/** @type {number} */ n) => {}, loaded = (/** @type {string} */ unit) => true) {
   const bus = /** @type {any} */ (await broker.connect());
   bus.calls = [];
   bus.addMethodHandler((msg) => {
     bus.calls.push([msg.member, ...(msg.body ?? [])].join(' '));
+    if (msg.member === 'GetUnit' && !loaded(msg.body[0])) {
+      bus.send(dbus.Message.newError(msg, 'org.freedesktop.systemd1.NoSuchUnit', `Unit ${msg.body[0]} not loaded.`));
+      return true;
+    }
     if (msg.member === 'Get') onGet(bus.calls.filter((c) => c.startsWith('Get ')).length);
     if (msg.member === 'Get') {
       const v = props[`${msg.body[0]}.${msg.body[1]}`];
@@ -41,7 +46,7 @@ const scope = {
   'org.freedesktop.systemd1.Scope.MemorySwapMax': new dbus.Variant('t', 0n),
 };
 
-test('a scope: the eight properties it uses, one Get each (and ActiveState, InvocationID asked again), no GetAll', async () => {
+test('a scope: whether it is loaded (GetUnit), then the eight properties it uses, one Get each (and ActiveState, InvocationID asked again), no GetAll', async () => {
   const broker = new FakeBroker();
   const systemd = await fakeSystemd(broker, scope);
   const manager = await DbusUserManager.attach(await broker.connect());
@@ -51,8 +56,9 @@ test('a scope: the eight properties it uses, one Get each (and ActiveState, Invo
     unit: 's.scope', invocationId: id.toString('hex'), controlGroup: '/user.slice/s.scope', slice: 'sessions.slice', activeState: 'active',
     memoryHigh: 64 * 2 ** 20, memoryMax: Infinity, memorySwapMax: 0,
   });
-  assert.equal(systemd.calls.length, 10);
-  assert.ok(systemd.calls.every((c) => c.startsWith('Get ')), systemd.calls.join('; '));
+  assert.equal(systemd.calls.length, 11);
+  assert.equal(systemd.calls[0], 'GetUnit s.scope', 'first whether systemd has it loaded');
+  assert.ok(systemd.calls.slice(1).every((c) => c.startsWith('Get ')), systemd.calls.join('; '));
   manager.close();
 });
 
@@ -95,7 +101,7 @@ test('a restart between the Gets (a new invocation after the first three) is rea
   systemd.calls.length = 0;
   const u = await manager.getUnit('s.scope');
   assert.deepEqual([u?.invocationId, u?.controlGroup], [newId.toString('hex'), '/user.slice/s-new.scope']);
-  assert.equal(systemd.calls.length, 20, 'two whole reads');
+  assert.equal(systemd.calls.length, 21, 'GetUnit, then two whole reads');
   manager.close();
 });
 
@@ -117,5 +123,15 @@ test('getUnitLimits: the three limits of a scope, three Gets; a timer has none',
   assert.deepEqual(await manager.getUnitLimits('s.scope'), { memoryHigh: 64 * 2 ** 20, memoryMax: Infinity, memorySwapMax: 0 });
   assert.deepEqual(systemd.calls.map((c) => c.split(' ').slice(1).join(' ')), ['org.freedesktop.systemd1.Scope MemoryHigh', 'org.freedesktop.systemd1.Scope MemoryMax', 'org.freedesktop.systemd1.Scope MemorySwapMax']);
   assert.equal(await manager.getUnitLimits('t.timer'), undefined);
+  manager.close();
+});
+
+test('a unit systemd has not loaded is not read: GetUnit says NoSuchUnit, and no Get loads it (its UnitNew would bring the registry back to read it, without end)', async () => {
+  const broker = new FakeBroker();
+  const systemd = await fakeSystemd(broker, scope, undefined, (unit) => unit !== 'ended.scope');
+  const manager = await DbusUserManager.attach(await broker.connect());
+  systemd.calls.length = 0;
+  assert.equal(await manager.getUnit('ended.scope'), undefined);
+  assert.deepEqual(systemd.calls, ['GetUnit ended.scope']);
   manager.close();
 });
