@@ -14,7 +14,7 @@ import { DbusUserManager } from '../systemd/user-manager';
 import { onPath } from '../util/on-path';
 import { xdgHome } from '../util/xdg';
 import { dirOnPath, loginStartupFile, shellPath } from '../install/path-advice';
-import { SERVICE_UNIT, SLICE_UNIT } from './install';
+import { SERVICE_UNIT, SLICE_UNIT, userUnitDir } from './install';
 
 export interface Check {
   name: string;
@@ -76,7 +76,10 @@ export async function runChecks(env: NodeJS.ProcessEnv, configFile: string | und
     checks.push({ name: 'OOMPolicy', ok: true, detail: describeOomPolicy(await manager.managerVersion(), await manager.scopeOomPolicy()) });
     const unit = await manager.getUnit(SERVICE_UNIT);
     const active = unit?.activeState === 'active';
-    checks.push({ name: 'sbd unit', ok: active, detail: unit ? `${SERVICE_UNIT} is ${unit.activeState}` : `${SERVICE_UNIT} is not installed`, fix: 'sbctl install --now' });
+    // (systemd loads a unit file on demand: one installed but neither running nor enabled is not loaded)
+    const file = path.join(userUnitDir(env), SERVICE_UNIT);
+    const missing = fs.existsSync(file) ? `${SERVICE_UNIT} is installed (${file}) but not loaded: neither running nor enabled` : `${SERVICE_UNIT} is not installed`;
+    checks.push({ name: 'sbd unit', ok: active, detail: unit ? `${SERVICE_UNIT} is ${unit.activeState}` : missing, fix: 'sbctl install --now' });
     if (active && unit?.mainPid) checks.push(...sbdResourceChecks(readSbdResources(unit.mainPid)));
     manager.close();
   }

@@ -39,7 +39,8 @@ function decide(r: RecordView, nowMs: number): { action: RecoveryAction; why: st
   // a detached spawn outlives its session: while its unit runs its record is kept (compacted, its unit would run on unowned)
   const outlives = r.type === 'spawn' && r.detached === true && r.lifecycle === 'running' && unitRuns(r);
   // a spawn's unit still running when its session ended while sbd was away: it ends with its session, as it would have
-  if (!r.sessionLive && r.type === 'spawn' && r.lifecycle === 'running' && unitRuns(r) && !outlives) return { action: 'end-with-session', why: 'its session ended while sbd was not running: stopped with it' };
+  // (a quarantined one too: sbd killed between its quarantine and its unit's stop left the unit restarting)
+  if (!r.sessionLive && r.type === 'spawn' && (r.lifecycle === 'running' || r.lifecycle === 'quarantined') && unitRuns(r) && !outlives) return { action: 'end-with-session', why: 'its session ended while sbd was not running: stopped with it' };
   if (!r.sessionLive && !outlives) return { action: 'compact', why: 'its session has ended' };
   if (r.lifecycle === 'stopped' || r.lifecycle === 'expired' || r.lifecycle === 'gone') return { action: 'compact', why: `already ${r.lifecycle}` };
   // sbd quarantines a slow crash loop before it stops its unit: killed in between, the unit restarts on

@@ -241,7 +241,9 @@ export class DbusUserManager implements UserManager {
     const path = unitObjectPath(unit);
     const ownProps = [...(kind === 'Timer' ? [] : CGROUP_PROPS), ...(KIND_PROPS[kind] ?? [])];
     try {
-      await this.managerCall('GetUnit', 's', [unit]); // NoSuchUnit when not loaded: nothing loads it
+      // NoSuchUnit when not loaded, and nothing loaded. (A unit unloaded between this answer and the
+      // Gets is loaded by them once more, as a stub: its UnitNew brings a read that stops here.)
+      await this.managerCall('GetUnit', 's', [unit]);
       let common: Record<string, unknown>;
       let own: Record<string, unknown>;
       for (let attempt = 1; ; attempt++) {

@@ -398,11 +398,14 @@ if (skip) {
           // NN-name.host.js beside it runs first on the host (cwd: the project), with the directory the
           // guest sees as /mnt/lab as its argument: what only the host can make (58: npm pack's tarball).
           const hostStep = path.join(GUEST_DIR, file.replace(/\.test\.js$/, '.host.js'));
-          if (fs.existsSync(hostStep)) {
+          // into this boot's share: run again for the boot after a panic (a new share)
+          const runHostStep = async () => {
+            if (!fs.existsSync(hostStep)) return;
             const h = await run([process.execPath, hostStep, runDir], { env: { ...process.env } });
             for (const l of (h.stdout + h.stderr).split('\n').filter(Boolean)) t.diagnostic(`host step: ${l}`);
             if (h.rc !== 0) throw new Error(`${path.relative(ROOT, hostStep)} failed (rc ${h.rc}) on the host:\n${tail(h.stdout + h.stderr, ERR_TAIL_LINES)}`);
-          }
+          };
+          await runHostStep();
           const setup = file.replace(/\.test\.js$/, '.root.sh');
           const rootStep = fs.existsSync(path.join(GUEST_DIR, setup)) ? `SB_LAB_GUEST=${suite} bash test/vm/guest/${setup} && ` : '';
           const cmd = `cd /mnt/proj && ${rootStep}as-tester env SB_LAB_GUEST=${suite} node --test --test-reporter=/mnt/proj/test/vm/guest-reporter.js ${rel}`;
@@ -422,6 +425,7 @@ if (skip) {
             process.stderr.write(`sbvm: ${key}: the guest's kernel panicked during ${file} (${panic}); console: ${gone}\n${consoleTail()}\n`);
             keptRunDirs.push(runDir);
             await boot(0);
+            await runHostStep();
             t0 = Date.now();
             res = await exec(cmd, timeoutOf(file));
             for (let i = 0; i < 50 && res.rc === 125 && !qemuExited; i++) await sleep(100);

@@ -122,8 +122,13 @@ export const spawnRunner: Runner = {
     // unloads it. One still restarting (quarantined by sbd's own count, sbd killed before its stop)
     // is stopped first: systemd refuses a new unit of a name still loaded.
     if (record.unit) {
-      await kit.host.stopUnit(record.unit.name).catch(() => undefined);
-      await kit.host.resetFailedUnit(record.unit.name).catch(() => undefined);
+      const unit = record.unit.name;
+      const now = await kit.host.getUnit(unit).catch(() => undefined);
+      if (now && now.activeState !== 'inactive' && now.activeState !== 'failed') {
+        // (a stop that fails leaves the name taken: the start below then fails with systemd's word, and the record says so)
+        await kit.host.stopUnit(unit).catch((err: unknown) => kit.host.log('warn', "stopping a quarantined monitor's unit before its fresh start failed", { monitor: record.id, unit, err }));
+      }
+      await kit.host.resetFailedUnit(unit).catch(() => undefined);
     }
     await startUnit(kit, record, session.slice, session.memoryHigh);
   },

@@ -203,7 +203,8 @@ test('sbd killed between a slow crash loop\'s quarantine and its unit\'s stop: t
     s.units.set(name, { activeState: 'active', invocationId: 'f'.repeat(32) });
   };
   s.host.stopUnit = async (name) => { s.stopped.push(name); s.units.set(name, { activeState: 'failed', result: 'exit-code', execMainCode: 1, execMainStatus: 3 }); };
-  s.host.resetFailedUnit = async (name) => { if (s.units.get(name)?.activeState !== 'active') s.units.delete(name); };
+  // ResetFailedUnit unloads a failed (or inactive) unit; one restarting (activating) keeps its name
+  s.host.resetFailedUnit = async (name) => { if (['failed', 'inactive'].includes(s.units.get(name)?.activeState)) s.units.delete(name); };
   const a = await s.m.start('fix', { type: 'spawn', argv: ['sh', '-c', 'sleep 30; exit 3'], label: 'slow' });
   const name = `sb-monitor-${a.id}.service`;
   const crash = async (m, n, atMs) => {

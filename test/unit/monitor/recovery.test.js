@@ -81,3 +81,11 @@ test('a quarantined spawn whose unit still restarts (sbd killed between the quar
   assert.match(plan.actions[0]?.why ?? '', /its unit ran on .*: its unit stopped; waits for sbctl monitor recover/);
   assert.equal(plan.summary, "monitors after the restart: 2 quarantined ones' units stopped");
 });
+
+test('a quarantined spawn whose unit still restarts after its session ended is stopped with its session, not compacted and left running', () => {
+  const plan = planRecovery([
+    r('orphaned', 'spawn', { lifecycle: 'quarantined', sessionLive: false, unit: { activeState: 'activating', result: 'exit-code', nRestarts: 4 } }),
+    r('ended', 'spawn', { lifecycle: 'quarantined', sessionLive: false, unit: { activeState: 'failed', result: 'exit-code' } }),
+  ], 0, NOW);
+  assert.deepEqual(plan.actions.map((a) => [a.id, a.action]), [['orphaned', 'end-with-session'], ['ended', 'compact']]);
+});
