@@ -76,10 +76,8 @@ export async function runChecks(env: NodeJS.ProcessEnv, configFile: string | und
     checks.push({ name: 'OOMPolicy', ok: true, detail: describeOomPolicy(await manager.managerVersion(), await manager.scopeOomPolicy()) });
     const unit = await manager.getUnit(SERVICE_UNIT);
     const active = unit?.activeState === 'active';
-    // (systemd loads a unit file on demand: one installed but neither running nor enabled is not loaded)
     const file = path.join(userUnitDir(env), SERVICE_UNIT);
-    const missing = fs.existsSync(file) ? `${SERVICE_UNIT} is installed (${file}) but not loaded: neither running nor enabled` : `${SERVICE_UNIT} is not installed`;
-    checks.push({ name: 'sbd unit', ok: active, detail: unit ? `${SERVICE_UNIT} is ${unit.activeState}` : missing, fix: 'sbctl install --now' });
+    checks.push(sbdUnitCheck(unit?.activeState, fs.existsSync(file) ? file : undefined));
     if (active && unit?.mainPid) checks.push(...sbdResourceChecks(readSbdResources(unit.mainPid)));
     manager.close();
   }
@@ -113,6 +111,17 @@ function readOr<T>(file: string, otherwise: T): string | T {
   } catch {
     return otherwise;
   }
+}
+
+/**
+ * sbd's own unit (pure): `activeState` as systemd has it, undefined when systemd has not loaded
+ * the unit; `file`, the unit file when one is installed. systemd loads a unit file on demand, so
+ * one installed but neither running nor enabled is not loaded: that is not "not installed".
+ */
+export function sbdUnitCheck(activeState: string | undefined, file: string | undefined): Check {
+  const detail = activeState !== undefined ? `${SERVICE_UNIT} is ${activeState}`
+    : file !== undefined ? `${SERVICE_UNIT} is installed (${file}) but not loaded: neither running nor enabled` : `${SERVICE_UNIT} is not installed`;
+  return { name: 'sbd unit', ok: activeState === 'active', detail, fix: 'sbctl install --now' };
 }
 
 /** The user manager's children the sessions' slice yields to: sbd's slice (units/sbd.service has
