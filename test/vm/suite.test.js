@@ -410,9 +410,13 @@ if (skip) {
           const rootStep = fs.existsSync(path.join(GUEST_DIR, setup)) ? `SB_LAB_GUEST=${suite} bash test/vm/guest/${setup} && ` : '';
           const cmd = `cd /mnt/proj && ${rootStep}as-tester env SB_LAB_GUEST=${suite} node --test --test-reporter=/mnt/proj/test/vm/guest-reporter.js ${rel}`;
           let t0 = Date.now();
-          let res = await exec(cmd, timeoutOf(file));
-          // qemu gone mid-file: vm-exec saw it first (rc 125); its exit event comes a moment later
-          for (let i = 0; i < 50 && res.rc === 125 && !qemuExited; i++) await sleep(100);
+          const runFile = async () => {
+            const r = await exec(cmd, timeoutOf(file));
+            // qemu gone mid-file: vm-exec saw it first (rc 125); its exit event comes a moment later
+            for (let i = 0; i < 50 && r.rc === 125 && !qemuExited; i++) await sleep(100);
+            return r;
+          };
+          let res = await runFile();
           const panic = qemuExited ? bootPanicOf(consoleTail()) : undefined;
           if (panic !== undefined && midRunReboots < MID_RUN_REBOOTS) {
             // The emulated kernel's own fault (Debian 13's 6.12 under TCG: a double fault in the
@@ -427,8 +431,7 @@ if (skip) {
             await boot(0);
             await runHostStep();
             t0 = Date.now();
-            res = await exec(cmd, timeoutOf(file));
-            for (let i = 0; i < 50 && res.rc === 125 && !qemuExited; i++) await sleep(100);
+            res = await runFile();
           }
           const { tests, output, diagnostics } = parseGuestRun(res.stdout);
           const allOutput = output + res.stderr;
