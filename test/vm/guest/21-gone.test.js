@@ -11,6 +11,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { labOnly, waitFor, readCgroupFile, hogArgv, dbus } = require('./helpers');
+const { parseStat } = require(path.join(__dirname, '../../../dist/proc/stat.js'));
 const { startSbd, incidentCollector, runSession, stopSessions, cgroupOf, sbctl, systemctl } = require('./sbd-helpers');
 
 const STATE = path.join(os.homedir(), '.local/state/sessionbrake/state.json');
@@ -82,7 +83,7 @@ test('sessions stopped by systemctl: their units are not loaded again and again 
   await new Promise((r) => setTimeout(r, 2000));
   for (const k of Object.keys(seen)) delete seen[k];
   const pid = Number(systemctl('show', '-P', 'MainPID', 'sbd.service').stdout.trim());
-  const ticks = () => fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0);
+  const ticks = () => parseStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'), `/proc/${pid}/stat`).cpuTicks; // sbd's own parser
   const before = ticks();
   await new Promise((r) => setTimeout(r, 10_000));
   const cpuS = (ticks() - before) / 100;
