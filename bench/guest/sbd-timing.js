@@ -50,6 +50,21 @@ wrap(mod('journal/encode.js'), 'encodeEntry', 'journal.encode');
 wrap(mod('journal/incident-entry.js'), 'incidentEntry', 'journal.entry');
 wrap(mod('inbox/store.js').InboxWriter.prototype, 'append', 'inbox.append');
 const feed = mod('stall/feed.js').SessionFeed.prototype;
+// Each feed's wakes and windows, in memory, written at exit beside the totals (-windows.jsonl): why
+// a session's verdict came when it did (bench/storm-windows.js). A push per sample, no I/O.
+const windows = [];
+const wakeOf = feed.wake;
+feed.wake = function (why) {
+  if (!this.sampling) windows.push({ t: Date.now(), u: path.basename(this.cgroupDir), wake: why });
+  return wakeOf.call(this, why);
+};
+const sampleOf = feed.sample;
+feed.sample = function () {
+  const timerMs = this.timerMs;
+  const v = sampleOf.call(this);
+  if (v !== undefined) windows.push({ t: Date.now(), u: path.basename(this.cgroupDir), timerMs, late: this.lateInARow, ev: v.event, kind: v.window?.kind, ms: v.window?.windowMs, share: v.window?.share, hot: v.hotWindows });
+  return v;
+};
 wrap(feed, 'sample', 'feed.sample');
 wrap(feed, 'wake', 'feed.wake');
 wrap(mod('cgroup/read.js').SampleFiles.prototype, 'read', 'feed.read');
@@ -78,3 +93,10 @@ function dump() {
 }
 setInterval(dump, 2000).unref();
 process.on('exit', dump);
+process.on('exit', () => {
+  try {
+    fs.writeFileSync(out.replace(/\.jsonl$/, '') + '-windows.jsonl', windows.map((w) => JSON.stringify(w)).join('\n') + '\n');
+  } catch {
+    /* the bench reads what is there */
+  }
+});

@@ -9,7 +9,8 @@
 # ACCOUNTING=off: their scopes get MemoryAccounting=no (systemd then does not watch their memory.events).
 # SBD_PROF=1: sbd runs under node --cpu-prof; its profile lands in $LAB_OUT/sbd-storm.cpuprofile.
 # SBD_TIMING=1: sbd runs with bench/guest/sbd-timing.js (its hot functions timed, no profiler);
-# the running totals land in $LAB_OUT/sbd-timing.jsonl.
+# the running totals land in $LAB_OUT/sbd-timing.jsonl, each feed's wakes and windows in
+# $LAB_OUT/sbd-timing-windows.jsonl (bench/storm-windows.js).
 set -u
 STORM=${STORM:-50}
 SINGLES=${SINGLES:-5}
@@ -80,7 +81,7 @@ sbd_record
 cg=/sys/fs/cgroup$(as systemctl --user show -P ControlGroup sbd.service)
 um=/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service
 printf 'sbd_cgroup\t%s\nsbd_cpu_weight\t%s\nsessions_cpu_weight\t%s\nuser_manager_subtree_control\t%s\n' "${cg#"$um"/}" "$(cat "$cg/cpu.weight" 2>/dev/null || echo none)" "$(cat "$um/sessions.slice/cpu.weight" 2>/dev/null || echo none)" "$(cat "$um/cgroup.subtree_control")" >>"$LAB_OUT/storm-sbd.txt"
-if [[ -n ${SBD_TIMING:-} ]]; then as systemctl --user stop sbd.service; cp /home/tester/sbd-timing.jsonl "$LAB_OUT/"; fi
+if [[ -n ${SBD_TIMING:-} ]]; then as systemctl --user stop sbd.service; cp /home/tester/sbd-timing.jsonl /home/tester/sbd-timing-windows.jsonl "$LAB_OUT/"; fi
 if [[ -n ${SBD_PROF:-} ]]; then
   as systemctl --user stop sbd.service; for _ in $(seq 1 60); do ls /home/tester/sbd-prof/*.cpuprofile >/dev/null 2>&1 && break; sleep 2; done
   cp /home/tester/sbd-prof/*.cpuprofile "$LAB_OUT/sbd-storm.cpuprofile" && echo "sbd's profile: $LAB_OUT/sbd-storm.cpuprofile"

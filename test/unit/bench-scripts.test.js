@@ -256,3 +256,24 @@ test("bench: sbd's timing readings (SBD_TIMING=1) as shares of each interval, fr
   assert.deepEqual(rows[0].calls['feed.sample'], { calls: 10, cpuMs: 50 });
   assert.deepEqual(rows[0].calls['incident.tell'], { calls: 0, cpuMs: 0 });
 });
+
+test("bench: the storm's slowest sessions' wakes and windows from their stall's onset (SBD_TIMING=1)", () => {
+  const { slowestTimelines } = require('../../bench/storm-windows.js');
+  const rows = [
+    ['single', 'single1-0.scope', '900', '2500', '1000'],
+    ['storm', 'storm-0.scope', '10000', '12000', '10500'],
+    ['storm', 'storm-1.scope', '10000', '14500', '10000'],
+    ['storm', 'storm-2.scope', '10000', '', ''],
+  ];
+  const windows = [
+    { t: 10_200, u: 'storm-1.scope', wake: 'psi-trigger' },
+    { t: 10_200, u: 'storm-1.scope', ev: 'first-sample', hot: 0 },
+    { t: 11_400, u: 'storm-1.scope', timerMs: 500, late: 1, ev: 'window', kind: 'hot', ms: 1200, share: 0.5, hot: 1 },
+    { t: 14_500, u: 'storm-1.scope', timerMs: 2000, late: 0, ev: 'standing-still', kind: 'hot', ms: 2100, share: 0.6, hot: 2 },
+    { t: 20_000, u: 'storm-1.scope', ev: 'window', kind: 'hot', hot: 2 },
+    { t: 11_000, u: 'storm-0.scope', ev: 'first-sample', hot: 0 },
+  ];
+  const lines = slowestTimelines(rows, windows, 1);
+  assert.equal(lines.length, 1, 'only the n slowest, singles and sessions without a verdict left out');
+  assert.equal(lines[0], 'storm-1.scope: lag 4.5 s, brake at 0.0: 0.2 wake (psi-trigger); 0.2 first-sample; 1.4 1.2 s hot 0.50 [0.5 s timer, late 1]; 4.5 2.1 s hot 0.60 [2 s timer, late 0] VERDICT');
+});
