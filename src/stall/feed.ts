@@ -63,10 +63,20 @@ export const LATE_WINDOWS_UNDER_LOAD = 2;
  * due by more than an onset window, sbd is not keeping up with its feeds (a storm: 200 sessions
  * awake at once were 400 samples a second, issue 15 item 5), and more short windows would only
  * make every feed later. Its next windows are steady ones (windowS, two hot to stand still) until
- * a window comes on time.
+ * a window comes on time, unless its last window was hot (`hotRunGoesOn`): a run of hot windows
+ * on the way to a verdict keeps onset windows, however late. Turned steady, such a run waited a
+ * whole 2 s window more for the hot window that ends it (session 17's storm: its slowest sessions
+ * had turned steady); the samples sbd saves under load are then those of sessions not stalling.
+ * A run of late onset windows still needs onsetHotWindows hot ones, each at least an onset window
+ * long, so the shortest burst it can call a stall stays 0.7 s.
  */
-export function cadenceUnderLoad(cadence: Cadence, lateInARow: number): Cadence {
-  return cadence === 'onset' && lateInARow >= LATE_WINDOWS_UNDER_LOAD ? 'steady' : cadence;
+export function cadenceUnderLoad(cadence: Cadence, lateInARow: number, hotRunGoesOn = false): Cadence {
+  return cadence === 'onset' && lateInARow >= LATE_WINDOWS_UNDER_LOAD && !hotRunGoesOn ? 'steady' : cadence;
+}
+
+/** Whether the state is in a run of hot windows that its last window continued (pure). */
+export function inHotRun(state: Pick<DetectorState, 'hotWindows' | 'lastWindow'>): boolean {
+  return state.hotWindows > 0 && state.lastWindow?.kind === 'hot';
 }
 
 /**
@@ -178,9 +188,9 @@ export class SessionFeed {
   }
 
   /** The next window's cadence: short onset windows from a PSI wake to a verdict, else steady;
-   * steady also while sbd runs late (cadenceUnderLoad). */
+   * steady also while sbd runs late, unless a run of hot windows goes on (cadenceUnderLoad). */
   private nextCadence(): Cadence {
-    return cadenceUnderLoad(cadenceOf(this.state, this.mode), this.lateInARow);
+    return cadenceUnderLoad(cadenceOf(this.state, this.mode), this.lateInARow, inHotRun(this.state));
   }
 
   /** (Re)start the timer at the current cadence's period, unless it already runs at it. */

@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { SessionFeed, cadenceUnderLoad, LATE_WINDOWS_UNDER_LOAD, FILES_LINGER_MS, DEADLINE_WINDOWS_STRETCH_UNDER_LOAD, windowPeriodMs } = require('../../../dist/stall/feed.js');
+const { SessionFeed, cadenceUnderLoad, inHotRun, LATE_WINDOWS_UNDER_LOAD, FILES_LINGER_MS, DEADLINE_WINDOWS_STRETCH_UNDER_LOAD, windowPeriodMs } = require('../../../dist/stall/feed.js');
 const { SampleFiles, CgroupGoneError } = require('../../../dist/cgroup/read.js');
 const { writeScopeFiles } = require('../../support/fake-cgroup');
 const { parseConfig } = require('../../../dist/config/load.js');
@@ -359,6 +359,35 @@ test('cadenceUnderLoad: onset windows fall back to steady ones once two windows 
   assert.equal(cadenceUnderLoad('onset', 1), 'onset', 'one late window: a hiccup, still onset');
   assert.equal(cadenceUnderLoad('onset', 2), 'steady');
   assert.equal(cadenceUnderLoad('steady', 0), 'steady', 'a deadline runs steady windows anyway');
+  assert.equal(cadenceUnderLoad('onset', 2, true), 'onset', 'a run of hot windows goes on: onset windows, however late');
+  assert.equal(cadenceUnderLoad('steady', 2, true), 'steady', 'a deadline runs steady windows anyway');
+  assert.equal(inHotRun({ hotWindows: 2, lastWindow: { kind: 'hot' } }), true);
+  assert.equal(inHotRun({ hotWindows: 2, lastWindow: { kind: 'warm' } }), false, 'a warm window does not end the run, but does not carry it on');
+  assert.equal(inHotRun({ hotWindows: 0, lastWindow: { kind: 'hot' } }), false, 'muted: a hot window that counts for nothing');
+  assert.equal(inHotRun({ hotWindows: 0, lastWindow: undefined }), false);
+});
+
+test('a feed whose windows come late while hot keeps onset windows and stands still on the third hot one (session 17\'s storm)', () => {
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const { feed, trigger } = feedOn(cg.dir, clock);
+  const onsetMs = cfg.onsetWindowS * 1000;
+  feed.start();
+  trigger.fire();
+  let full = 0;
+  const late = (share) => {
+    clock.t += onsetMs * 2 + 100;
+    full += (onsetMs * 2 + 100) * 1000 * share;
+    cg.set({ fullUs: Math.round(full), ownHigh: 50 + clock.t });
+    return feed.sample();
+  };
+  assert.equal(late(0.9)?.window?.kind, 'hot');
+  assert.equal(late(0.9)?.window?.kind, 'hot');
+  assert.equal(feed.windowMs, onsetMs, 'two late windows in a row, both hot: onset windows still (before: a steady one, 2 s more)');
+  const v = late(0.9);
+  assert.equal(v?.event, 'standing-still', 'the third hot onset window, late as the others, stands still');
+  assert.equal(v?.window?.windowMs, onsetMs * 2 + 100, 'judged over its own length');
+  feed.stop();
 });
 
 test('a feed whose windows come late takes steady windows until one comes on time, and tells the detector which', () => {
@@ -378,15 +407,24 @@ test('a feed whose windows come late takes steady windows until one comes on tim
   assert.equal(feed.sample()?.window?.kind, 'warm');
   assert.equal(feed.windowMs, onsetMs, 'one late window: a hiccup, onset windows still');
   clock.t += onsetMs + onsetMs + 100;
-  stall(onsetMs * 2 + 100, 0.9);
-  assert.equal(feed.sample()?.window?.kind, 'hot');
-  assert.equal(feed.windowMs, steadyMs, 'the second late window in a row: the next window is a steady one');
+  stall(onsetMs * 2 + 100, 0.15);
+  assert.equal(feed.sample()?.window?.kind, 'warm');
+  assert.equal(feed.windowMs, steadyMs, 'the second late window in a row, not hot: the next window is a steady one');
   const hot = (ms) => stall(ms, 0.9);
-  // on time: the window was a steady one (two hot steady windows stand still), then onset again
+  // on time: the window was a steady one, hot; the run goes on in onset windows
   clock.t += steadyMs;
   hot(steadyMs);
+  const first = feed.sample();
+  assert.equal(first?.window?.kind, 'hot');
+  assert.equal(first?.window?.windowMs, steadyMs, 'judged as the steady window it was');
+  assert.equal(feed.windowMs, onsetMs, 'on time, a hot run: onset windows again');
+  clock.t += onsetMs;
+  hot(onsetMs);
+  assert.equal(feed.sample()?.state, 'hot');
+  clock.t += onsetMs;
+  hot(onsetMs);
   const v = feed.sample();
-  assert.equal(v?.event, 'standing-still', 'judged as a steady window: its second hot one stands still');
+  assert.equal(v?.event, 'standing-still', 'the third hot window of the run stands still');
   assert.equal(feed.windowMs, steadyMs, 'a deadline runs, on time: steady windows');
   // the deadline runs and sbd falls behind: two late windows in a row stretch the next ones
   clock.t += steadyMs + onsetMs + 100;
