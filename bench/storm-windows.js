@@ -12,7 +12,8 @@ const { withStallOnsets, pressureOf } = require('./storm-table');
 /**
  * One line per storm session among the `n` slowest from its stall's onset to its verdict (pure).
  * `rows`: storm.tsv's rows with the stall onset as 5th column (withStallOnsets); `windows`: the
- * feeds' records ({ t, u, wake } or { t, u, timerMs, late, ev, kind, ms, share, hot }).
+ * feeds' records ({ t, u, wake } or { t, u, timerMs, late, ev, kind, ms, share, anon, why, hot };
+ * anon and why only in records of runs since session 18's second storm, why only of clear windows).
  */
 function slowestTimelines(rows, windows, n) {
   const lag = (x) => (Number(x[3]) - Number(x[4])) / 1000;
@@ -22,7 +23,7 @@ function slowestTimelines(rows, windows, n) {
     const at = (t) => ((t - stall) / 1000).toFixed(1);
     const steps = windows.filter((w) => w.u === x[1] && w.t >= stall - 3000 && w.t <= Number(x[3]) + 500).map((w) => {
       if (w.wake !== undefined) return `${at(w.t)} wake (${w.wake})`;
-      const kind = w.kind === undefined ? w.ev : `${w.kind}${w.share === undefined ? '' : ` ${w.share.toFixed(2)}`}`;
+      const kind = w.kind === undefined ? w.ev : `${w.kind}${w.share === undefined ? '' : ` ${w.share.toFixed(2)}`}${w.anon === undefined ? '' : ` anon ${w.anon.toFixed(2)}`}${w.why === undefined ? '' : ` (${w.why})`}`;
       return `${at(w.t)} ${w.ms === undefined ? '' : `${(w.ms / 1000).toFixed(1)} s `}${kind}${w.timerMs ? ` [${w.timerMs / 1000} s timer, late ${w.late}]` : ''}${w.ev === 'standing-still' ? ' VERDICT' : ''}`;
     });
     return `${x[1]}: lag ${lag(x).toFixed(1)} s, brake at ${at(Number(x[2]))}: ${steps.join('; ')}`;

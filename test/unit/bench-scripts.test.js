@@ -268,6 +268,7 @@ test("bench: the storm's slowest sessions' wakes and windows from their stall's 
   const windows = [
     { t: 10_200, u: 'storm-1.scope', wake: 'psi-trigger' },
     { t: 10_200, u: 'storm-1.scope', ev: 'first-sample', hot: 0 },
+    { t: 10_800, u: 'storm-1.scope', timerMs: 500, late: 0, ev: 'window', kind: 'clear', ms: 600, share: 0.4, anon: 0.8, why: 'anon share 0.80 below 0.9: page cache', hot: 0 },
     { t: 11_400, u: 'storm-1.scope', timerMs: 500, late: 1, ev: 'window', kind: 'hot', ms: 1200, share: 0.5, hot: 1 },
     { t: 14_500, u: 'storm-1.scope', timerMs: 2000, late: 0, ev: 'standing-still', kind: 'hot', ms: 2100, share: 0.6, hot: 2 },
     { t: 20_000, u: 'storm-1.scope', ev: 'window', kind: 'hot', hot: 2 },
@@ -275,5 +276,5 @@ test("bench: the storm's slowest sessions' wakes and windows from their stall's 
   ];
   const lines = slowestTimelines(rows, windows, 1);
   assert.equal(lines.length, 1, 'only the n slowest, singles and sessions without a verdict left out');
-  assert.equal(lines[0], 'storm-1.scope: lag 4.5 s, brake at 0.0: 0.2 wake (psi-trigger); 0.2 first-sample; 1.4 1.2 s hot 0.50 [0.5 s timer, late 1]; 4.5 2.1 s hot 0.60 [2 s timer, late 0] VERDICT');
+  assert.equal(lines[0], 'storm-1.scope: lag 4.5 s, brake at 0.0: 0.2 wake (psi-trigger); 0.2 first-sample; 0.8 0.6 s clear 0.40 anon 0.80 (anon share 0.80 below 0.9: page cache) [0.5 s timer, late 0]; 1.4 1.2 s hot 0.50 [0.5 s timer, late 1]; 4.5 2.1 s hot 0.60 [2 s timer, late 0] VERDICT');
 });
