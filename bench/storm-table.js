@@ -18,11 +18,15 @@ function stormTable(rows, sbd, n) {
   const sp = spread(lags(st));
   const onsets = st.filter((x) => x[2]).map((x) => Number(x[2]));
   const ratio = sp && single ? `${(sp.max / single.median).toFixed(2)}×` : '-';
+  // item 5's ratio as RESULTS states it: the storm's worst from its stall's onset over the singles' median from theirs
+  const singleStall = spread(fromStall(of('single')));
+  const stormStall = spread(fromStall(st));
+  const stallRatio = singleStall && stormStall ? `${(stormStall.max / singleStall.median).toFixed(2)}×` : '–';
   return [
-    '| run | sessions | reached the brake | onsets spread over | verdicts | onset to verdict: median (min–max) | worst | worst / single median | stall onset to verdict (sessions) | sbd RSS after | sbd CPU from release to last verdict |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    `| one at a time | ${of('single').length} | ${of('single').filter((x) => x[2]).length} | – | ${lags(of('single')).length} | ${secs(single)} | ${single ? single.max.toFixed(1) : '-'} s | – | ${stallCell(of('single'))} | – | – |`,
-    `| storm | ${n} | ${onsets.length} | ${onsets.length ? ((Math.max(...onsets) - Math.min(...onsets)) / 1000).toFixed(1) : '-'} s | ${lags(st).length} | ${secs(sp)} | ${sp ? sp.max.toFixed(1) : '-'} s | ${ratio} | ${stallCell(st)} | ${(Number(sbd.sbd_rss_kib) / 1024).toFixed(0)} MiB | ${sbd.sbd_cpu_s_during_storm} s |`,
+    '| run | sessions | reached the brake | onsets spread over | verdicts | onset to verdict: median (min–max) | worst | worst / single median | stall onset to verdict (sessions) | worst / single median, from the stall\'s onset | sbd RSS after | sbd CPU from release to last verdict |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| one at a time | ${of('single').length} | ${of('single').filter((x) => x[2]).length} | – | ${lags(of('single')).length} | ${secs(single)} | ${single ? single.max.toFixed(1) : '-'} s | – | ${stallCell(of('single'))} | – | – | – |`,
+    `| storm | ${n} | ${onsets.length} | ${onsets.length ? ((Math.max(...onsets) - Math.min(...onsets)) / 1000).toFixed(1) : '-'} s | ${lags(st).length} | ${secs(sp)} | ${sp ? sp.max.toFixed(1) : '-'} s | ${ratio} | ${stallCell(st)} | ${stallRatio} | ${(Number(sbd.sbd_rss_kib) / 1024).toFixed(0)} MiB | ${sbd.sbd_cpu_s_during_storm} s |`,
   ].join('\n');
 }
 
