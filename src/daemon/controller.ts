@@ -112,8 +112,9 @@ export class BrakeController {
   /** React to one verdict of the session's feed. */
   onVerdict(session: Session, feed: SessionFeed, v: Verdict, sample: DetectorSample): void {
     // Every verdict at debug: those that matter are told as incidents (their own journal entry
-    // with the explanation); a second info line each was 4 % of sbd's CPU in bench:storm.
-    this.deps.log('debug', 'verdict', { event: 'verdict', unit: session.unit, verdict: v.event, state: v.state, explain: v.explain });
+    // with the explanation); a second info line each was 4 % of sbd's CPU in bench:storm. The
+    // explanation is a getter: written only when the line is (the verdict's own is lazy).
+    this.deps.log('debug', 'verdict', { event: 'verdict', unit: session.unit, verdict: v.event, state: v.state, get explain() { return v.explain; } });
     const b = this.brake(session.unit);
     if (v.window?.kind === 'clear' && b.originalHigh !== undefined && feed.state.deadline === undefined) this.scheduleLower(session, feed);
     if (v.window?.kind === 'hot' && b.lowerTimer) {

@@ -236,3 +236,16 @@ test("the episode's onset: where the run's first hot window began, told with the
   assert.equal(muteAfterLowering(ws[4].stateAfter, 0, cfg).onsetMs, undefined);
   assert.equal(vs[1].onsetMs, undefined, 'only a standing-still verdict carries it');
 });
+
+test("a verdict's words are those of its own step, read however late (they are written when first read)", () => {
+  const s = session();
+  let st = initialState();
+  [st] = step(st, s.first(), cfg);
+  const [afterFirst, first] = step(st, s.next({ share: 0.6, ownHigh: 5 }), cfg);
+  const [, second] = step(afterFirst, s.next({ share: 0.6, ownHigh: 5 }), cfg);
+  assert.equal(second.event, 'standing-still');
+  assert.match(first.explain, /^window; hot: share 0\.60 at or above 0\.2; .*hot windows 1$/, 'the first step\'s count, read after the second step');
+  assert.equal(first.explain, first.explain, 'the same words when read again');
+  assert.match(second.explain, /hot windows 2; deadline in 180 s$/);
+  assert.equal(JSON.parse(JSON.stringify(second)).explain, second.explain, 'written out with the verdict');
+});
