@@ -3,7 +3,8 @@
 'use strict';
 // Why the storm's slowest sessions were judged when they were: each one's wakes and windows as
 // sbd took them (bench/guest/sbd-timing.js, SBD_TIMING=1: sbd-timing-windows.jsonl), in s from its
-// stall's onset (bench/stall-onset.js), beside that onset and the verdict.
+// stall's onset (bench/stall-onset.js), beside that onset and the verdict; then the worst with each
+// onset moved past the windows sbd judged page cache (fuseAwareWorst).
 //   node bench/storm-windows.js RESULTS_DIR [N]      (the N slowest from the stall's onset, 5)
 const fs = require('node:fs');
 const path = require('node:path');
@@ -30,12 +31,50 @@ function slowestTimelines(rows, windows, n) {
   });
 }
 
+/**
+ * The storm's worst from the stall's onset, and the same with the onset moved past the windows sbd
+ * judged page cache (pure): design.md §4's anon fuse ((anon + shmem) / current under `fuse`) makes
+ * a window at or above the clear line no stall, and the bench's onset (the pressure alone) does
+ * not read anon. Each session's onset moves to the end of the last such window of its own between
+ * its stall's onset and its verdict, when there is one. `rows` and `windows` as slowestTimelines';
+ * windows without an anon share (runs before session 18's second storm) move nothing.
+ */
+function fuseAwareWorst(rows, windows, { fuse = 0.9, clear = 0.1 } = {}) {
+  const byUnit = new Map();
+  for (const w of windows) if (w.anon !== undefined && w.share !== undefined) (byUnit.get(w.u) ?? byUnit.set(w.u, []).get(w.u)).push(w);
+  const lags = (run) => rows.filter((x) => x[0] === run && x[3] && x[4]).map((x) => {
+    const stall = Number(x[4]);
+    const verdict = Number(x[3]);
+    const pageCache = (byUnit.get(x[1]) ?? []).filter((w) => w.t > stall && w.t <= verdict && w.share >= clear && w.anon < fuse);
+    const onset = pageCache.length ? Math.max(stall, ...pageCache.map((w) => w.t)) : stall;
+    return { unit: x[1], raw: (verdict - stall) / 1000, lag: (verdict - onset) / 1000, moved: pageCache.length > 0 };
+  });
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+  const single = median(lags('single').map((x) => x.lag));
+  const storm = lags('storm');
+  if (single === undefined || storm.length === 0) return undefined;
+  const worstRaw = storm.reduce((a, b) => (b.raw > a.raw ? b : a));
+  const worst = storm.reduce((a, b) => (b.lag > a.lag ? b : a));
+  return { single, worstRaw, worst, moved: storm.filter((x) => x.moved).map((x) => x.unit) };
+}
+
+/** fuseAwareWorst as one line. */
+function fuseAwareLine(r) {
+  if (r === undefined) return 'fuse-aware worst: no singles or no storm verdicts with a stall onset';
+  const x = (v) => `${(v / r.single).toFixed(2)}×`;
+  return `from the stall's onset: worst ${r.worstRaw.raw.toFixed(1)} s (${r.worstRaw.unit}, ${x(r.worstRaw.raw)} the singles' median ${r.single.toFixed(1)} s); ` +
+    `with each onset moved past the windows sbd judged page cache (anon fuse open; ${r.moved.length} session${r.moved.length === 1 ? '' : 's'}${r.moved.length ? `: ${r.moved.slice(0, 5).join(' ')}${r.moved.length > 5 ? ' …' : ''}` : ''}): ` +
+    `worst ${r.worst.lag.toFixed(1)} s (${r.worst.unit}, ${x(r.worst.lag)})`;
+}
+
 function main(dir, n) {
   const rows = fs.readFileSync(path.join(dir, 'storm.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
   const file = path.join(dir, 'sbd-timing-windows.jsonl');
   if (!fs.existsSync(file)) throw new Error(`${file}: none (run bench:storm with SBD_TIMING=1)`);
   const windows = fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
-  console.log(slowestTimelines(withStallOnsets(rows, pressureOf(dir)), windows, n).join('\n'));
+  const withOnsets = withStallOnsets(rows, pressureOf(dir));
+  console.log(slowestTimelines(withOnsets, windows, n).join('\n'));
+  console.log(fuseAwareLine(fuseAwareWorst(withOnsets, windows)));
 }
 
 if (require.main === module) {
@@ -47,4 +86,4 @@ if (require.main === module) {
   }
 }
 
-module.exports = { slowestTimelines };
+module.exports = { slowestTimelines, fuseAwareWorst, fuseAwareLine };

@@ -278,3 +278,31 @@ test("bench: the storm's slowest sessions' wakes and windows from their stall's 
   assert.equal(lines.length, 1, 'only the n slowest, singles and sessions without a verdict left out');
   assert.equal(lines[0], 'storm-1.scope: lag 4.5 s, brake at 0.0: 0.2 wake (psi-trigger); 0.2 first-sample; 0.8 0.6 s clear 0.40 anon 0.80 (anon share 0.80 below 0.9: page cache) [0.5 s timer, late 0]; 1.4 1.2 s hot 0.50 [0.5 s timer, late 1]; 4.5 2.1 s hot 0.60 [2 s timer, late 0] VERDICT');
 });
+
+test("bench: the storm's worst with each onset moved past the windows sbd judged page cache (the anon fuse open)", () => {
+  const { fuseAwareWorst, fuseAwareLine } = require('../../bench/storm-windows.js');
+  const rows = [
+    ['single', 'single1-0.scope', '900', '2500', '1000'], ['single', 'single2-0.scope', '900', '2600', '1000'],
+    ['storm', 'storm-0.scope', '10000', '13000', '10000'],
+    ['storm', 'storm-1.scope', '10000', '18000', '10000'],
+  ];
+  const windows = [
+    // storm-1: stalled from 10,000 ms, anon under the fuse until the window ending at 16,000 ms
+    { t: 12_000, u: 'storm-1.scope', share: 0.8, anon: 0.89 },
+    { t: 16_000, u: 'storm-1.scope', share: 0.8, anon: 0.89 },
+    { t: 16_500, u: 'storm-1.scope', share: 0.8, anon: 1 },
+    { t: 17_000, u: 'storm-1.scope', share: 0.05, anon: 0.5 }, // clear anyway: not page cache's doing
+    // storm-0: hot from the start; a window before its stall's onset moves nothing
+    { t: 9_500, u: 'storm-0.scope', share: 0.8, anon: 0.5 },
+    { t: 11_000, u: 'storm-0.scope', share: 0.8, anon: 1 },
+  ];
+  const r = fuseAwareWorst(rows, windows);
+  assert.equal(r.single, 1.5, "the singles' median from their stalls' onsets (the lower middle)");
+  assert.equal(r.worstRaw.unit, 'storm-1.scope');
+  assert.equal(r.worstRaw.raw, 8);
+  assert.deepEqual(r.moved, ['storm-1.scope']);
+  assert.equal(r.worst.unit, 'storm-0.scope', 'storm-1 judged 2 s after its anon share passed the fuse; storm-0 3 s after its onset');
+  assert.equal(r.worst.lag, 3);
+  assert.equal(fuseAwareLine(r), "from the stall's onset: worst 8.0 s (storm-1.scope, 5.33× the singles' median 1.5 s); with each onset moved past the windows sbd judged page cache (anon fuse open; 1 session: storm-1.scope): worst 3.0 s (storm-0.scope, 2.00×)");
+  assert.equal(fuseAwareWorst(rows, windows.map(({ anon, ...w }) => w)).worst.lag, 8, 'windows without an anon share move nothing');
+});
