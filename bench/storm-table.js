@@ -3,6 +3,7 @@
 // The table bench:storm prints (bench/storm.js), apart so that its statistics are unit-tested.
 const fs = require('node:fs');
 const path = require('node:path');
+const zlib = require('node:zlib');
 const { spread, secs } = require('./lib');
 const { stallOnset } = require('./stall-onset');
 
@@ -43,10 +44,16 @@ function withStallOnsets(rows, pressure) {
   });
 }
 
-/** Every pressure-*.json of a results directory as one unit -> readings map. */
+/** A file's text, gunzipped when its name ends in .gz (the runs kept in bench/results/). */
+function textOf(file) {
+  const raw = fs.readFileSync(file);
+  return (file.endsWith('.gz') ? zlib.gunzipSync(raw) : raw).toString('utf8');
+}
+
+/** Every pressure-*.json(.gz) of a results directory as one unit -> readings map. */
 function pressureOf(dir) {
   const all = {};
-  for (const f of fs.readdirSync(dir).filter((x) => /^pressure-.*\.json$/.test(x))) Object.assign(all, JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
+  for (const f of fs.readdirSync(dir).filter((x) => /^pressure-.*\.json(\.gz)?$/.test(x))) Object.assign(all, JSON.parse(textOf(path.join(dir, f))));
   return all;
 }
 
@@ -84,7 +91,7 @@ function cpuLine(shares, watcher) {
   return `CPU from the release to the last verdict (${(shares.toS - shares.fromS).toFixed(1)} s, % of one CPU): ${parts.join(', ')}${w !== undefined ? `; the bench's own processes, its onset watcher among them (${watcher.replace(/^0::\//, '')}) ${pct(w)}` : ''}; the guest busy ${shares.busyShare === undefined ? '?' : pct(shares.busyShare * 100)} of all its CPUs`;
 }
 
-module.exports = { stormTable, withStallOnsets, pressureOf, cpuShares, cpuLine };
+module.exports = { stormTable, withStallOnsets, pressureOf, textOf, cpuShares, cpuLine };
 
 // node bench/storm-table.js DIR: the table of a kept run (storm.tsv, storm-sbd.txt, pressure-*.json)
 if (require.main === module) {

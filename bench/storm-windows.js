@@ -5,10 +5,11 @@
 // sbd took them (bench/guest/sbd-timing.js, SBD_TIMING=1: sbd-timing-windows.jsonl), in s from its
 // stall's onset (bench/stall-onset.js), beside that onset and the verdict; then the worst with each
 // onset moved past the windows sbd judged page cache (fuseAwareWorst).
-//   node bench/storm-windows.js RESULTS_DIR [N]      (the N slowest from the stall's onset, 5)
+//   node bench/storm-windows.js RESULTS_DIR [N]      (the N slowest from the stall's onset, 5; a kept
+//   run's files may be gzipped)
 const fs = require('node:fs');
 const path = require('node:path');
-const { withStallOnsets, pressureOf } = require('./storm-table');
+const { withStallOnsets, pressureOf, textOf } = require('./storm-table');
 
 /**
  * One line per storm session among the `n` slowest from its stall's onset to its verdict (pure).
@@ -69,9 +70,9 @@ function fuseAwareLine(r) {
 
 function main(dir, n) {
   const rows = fs.readFileSync(path.join(dir, 'storm.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
-  const file = path.join(dir, 'sbd-timing-windows.jsonl');
-  if (!fs.existsSync(file)) throw new Error(`${file}: none (run bench:storm with SBD_TIMING=1)`);
-  const windows = fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const file = ['sbd-timing-windows.jsonl', 'sbd-timing-windows.jsonl.gz'].map((f) => path.join(dir, f)).find((f) => fs.existsSync(f));
+  if (!file) throw new Error(`no sbd-timing-windows.jsonl(.gz) in ${dir} (run bench:storm with SBD_TIMING=1)`);
+  const windows = textOf(file).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
   const withOnsets = withStallOnsets(rows, pressureOf(dir));
   console.log(slowestTimelines(withOnsets, windows, n).join('\n'));
   console.log(fuseAwareLine(fuseAwareWorst(withOnsets, windows)));
