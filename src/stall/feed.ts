@@ -64,9 +64,9 @@ export const LATE_WINDOWS_UNDER_LOAD = 2;
  * awake at once were 400 samples a second, issue 15 item 5), and more short windows would only
  * make every feed later. Its next windows are steady ones (windowS, two hot to stand still) until
  * a window comes on time, unless its last window was hot (`hotRunGoesOn`): a run of hot windows
- * on the way to a verdict keeps onset windows, however late. Turned steady, such a run waited a
- * whole 2 s window more for the hot window that ends it (session 17's storm: its slowest sessions
- * had turned steady); the samples sbd saves under load are then those of sessions not stalling.
+ * on the way to a verdict keeps onset windows, however late. Turned steady, such a run waits a
+ * whole 2 s window more for the hot window that ends it (rare: one window of 6,930 in session 18's
+ * traced storm before this rule); the samples sbd saves under load are those of sessions not stalling.
  * A run of late onset windows still needs onsetHotWindows hot ones, each at least an onset window
  * long, so the shortest burst it can call a stall stays 0.7 s.
  */
