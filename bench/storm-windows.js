@@ -51,21 +51,22 @@ function fuseAwareWorst(rows, windows, { fuse = 0.9, clear = 0.1 } = {}) {
     return { unit: x[1], raw: (verdict - stall) / 1000, lag: (verdict - onset) / 1000, moved: pageCache.length > 0 };
   });
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-  const single = median(lags('single').map((x) => x.lag));
+  const singles = lags('single');
   const storm = lags('storm');
-  if (single === undefined || storm.length === 0) return undefined;
+  if (singles.length === 0 || storm.length === 0) return undefined;
   const worstRaw = storm.reduce((a, b) => (b.raw > a.raw ? b : a));
   const worst = storm.reduce((a, b) => (b.lag > a.lag ? b : a));
-  return { single, worstRaw, worst, moved: storm.filter((x) => x.moved).map((x) => x.unit) };
+  // each worst over the singles' median measured the same way
+  return { singleRaw: median(singles.map((x) => x.raw)), single: median(singles.map((x) => x.lag)), worstRaw, worst, moved: storm.filter((x) => x.moved).map((x) => x.unit) };
 }
 
 /** fuseAwareWorst as one line. */
 function fuseAwareLine(r) {
   if (r === undefined) return 'fuse-aware worst: no singles or no storm verdicts with a stall onset';
-  const x = (v) => `${(v / r.single).toFixed(2)}×`;
-  return `from the stall's onset: worst ${r.worstRaw.raw.toFixed(1)} s (${r.worstRaw.unit}, ${x(r.worstRaw.raw)} the singles' median ${r.single.toFixed(1)} s); ` +
+  const x = (v, by) => `${(v / by).toFixed(2)}×`;
+  return `from the stall's onset: worst ${r.worstRaw.raw.toFixed(1)} s (${r.worstRaw.unit}, ${x(r.worstRaw.raw, r.singleRaw)} the singles' median ${r.singleRaw.toFixed(1)} s); ` +
     `with each onset moved past the windows sbd judged page cache (anon fuse open; ${r.moved.length} session${r.moved.length === 1 ? '' : 's'}${r.moved.length ? `: ${r.moved.slice(0, 5).join(' ')}${r.moved.length > 5 ? ' …' : ''}` : ''}): ` +
-    `worst ${r.worst.lag.toFixed(1)} s (${r.worst.unit}, ${x(r.worst.lag)})`;
+    `worst ${r.worst.lag.toFixed(1)} s (${r.worst.unit}, ${x(r.worst.lag, r.single)} the singles' median so measured, ${r.single.toFixed(1)} s)`;
 }
 
 function main(dir, n) {

@@ -95,7 +95,7 @@ setInterval(dump, 2000).unref();
 process.on('exit', dump);
 process.on('exit', () => {
   try {
-    fs.writeFileSync(out.replace(/\.jsonl$/, '') + '-windows.jsonl', windows.map((w) => JSON.stringify(w)).join('\n') + '\n');
+    fs.writeFileSync(out.replace(/\.jsonl?$/, '') + '-windows.jsonl', windows.map((w) => JSON.stringify(w)).join('\n') + '\n');
   } catch {
     /* the bench reads what is there */
   }

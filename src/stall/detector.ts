@@ -227,8 +227,11 @@ export function step(state: DetectorState, sample: DetectorSample, cfg: Detector
   else if (w.kind === 'clear') s = { ...s, hotWindows: 0, onsetMs: undefined };
   // (warm neither starts nor ends anything)
 
-  // Hot windows in a row before a session counts as standing still (two 2 s ones, or three 0.5 s onset ones).
-  if (s.hotWindows >= (onset ? cfg.onsetHotWindows : cfg.hotWindowsToStall)) {
+  // Hot windows in a row before a session counts as standing still (two 2 s ones, or three 0.5 s onset ones),
+  // judged on a hot window only: a feed that turns from onset windows to steady ones under load
+  // (stall/feed.ts cadenceUnderLoad) brings two hot onset windows to a count of two, and a warm
+  // steady window after them stood still on the steady count without a stall in it (session 18's review).
+  if (w.kind === 'hot' && s.hotWindows >= (onset ? cfg.onsetHotWindows : cfg.hotWindowsToStall)) {
     const grace = cfg.graceS * 1000 * (sample.measure === 'fallback' ? FALLBACK_GRACE_FACTOR : 1);
     s = { ...s, deadline: { startedAtMs: now, endsAtMs: now + grace, currentAtStart: sample.currentBytes } };
     const v = verdict('standing-still', w, s, now);

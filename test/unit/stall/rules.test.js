@@ -245,7 +245,20 @@ test("a verdict's words are those of its own step, read however late (they are w
   const [, second] = step(afterFirst, s.next({ share: 0.6, ownHigh: 5 }), cfg);
   assert.equal(second.event, 'standing-still');
   assert.match(first.explain, /^window; hot: share 0\.60 at or above 0\.2; .*hot windows 1$/, 'the first step\'s count, read after the second step');
-  assert.equal(first.explain, first.explain, 'the same words when read again');
   assert.match(second.explain, /hot windows 2; deadline in 180 s$/);
-  assert.equal(JSON.parse(JSON.stringify(second)).explain, second.explain, 'written out with the verdict');
+  assert.equal(JSON.parse(JSON.stringify(first)).explain, first.explain, 'written out with the verdict, its getter read');
+});
+
+test('a run whose cadence turns from onset windows to steady ones stands still on a hot window only (session 18)', () => {
+  const s = session();
+  const onset = (x) => ({ ...x, cadence: 'onset' });
+  const steady = (x) => ({ ...x, cadence: 'steady' });
+  // two hot onset windows (a count of two, under the onset's three), then sbd falls behind and the
+  // feed takes steady windows, whose count is two
+  const vs = run([s.first(), onset(s.next({ share: 0.6, ownHigh: 5, dt: 500 })), onset(s.next({ share: 0.6, ownHigh: 5, dt: 500 })),
+    steady(s.next({ share: 0.15, ownHigh: 5, dt: 2000 })), steady(s.next({ share: 0.6, ownHigh: 5, dt: 2000 }))]);
+  assert.deepEqual(vs.slice(1, 3).map((v) => v.state), ['hot', 'hot']);
+  assert.equal(vs[3].window.kind, 'warm');
+  assert.equal(vs[3].event, 'window', 'a warm window, whatever the count: not standing still');
+  assert.equal(vs[4].event, 'standing-still', 'the next hot one, the third of the run');
 });
