@@ -3,6 +3,9 @@
 // Small benchmark harness: runs a function repeatedly in rounds and reports the median and the
 // min-max of the per-round rates. These machines are noisy: compare ratios measured side by side
 // in the same run, never absolute figures across runs.
+const fs = require('node:fs');
+const path = require('node:path');
+const zlib = require('node:zlib');
 const { performance } = require('node:perf_hooks');
 
 /**
@@ -44,4 +47,15 @@ function spread(xs) {
 /** "4.0 s (3.7–4.3)", or "-" for nothing. */
 const secs = (sp) => (sp ? `${sp.median.toFixed(1)} s (${sp.min.toFixed(1)}–${sp.max.toFixed(1)})` : '-');
 
-module.exports = { measure, row, fmt, spread, secs };
+/** A file's text, gunzipped when its name ends in .gz (the guest runs kept in bench/results/). */
+function textOf(file) {
+  const raw = fs.readFileSync(file);
+  return (file.endsWith('.gz') ? zlib.gunzipSync(raw) : raw).toString('utf8');
+}
+
+/** `name` in `dir`, or `name`.gz when only that is there (a kept run); undefined when neither is. */
+function keptFile(dir, name) {
+  return [name, `${name}.gz`].map((f) => path.join(dir, f)).find((f) => fs.existsSync(f));
+}
+
+module.exports = { measure, row, fmt, spread, secs, textOf, keptFile };

@@ -7,7 +7,7 @@
 //   node bench/sbd-timing-table.js RESULTS_DIR      (sbd-timing.jsonl or .jsonl.gz, storm-sbd.txt)
 const fs = require('node:fs');
 const path = require('node:path');
-const zlib = require('node:zlib');
+const { textOf, keptFile } = require('./lib');
 
 const KEYS = ['feed.wake', 'feed.sample', 'incident.tell', 'feed.open', 'slice.read'];
 
@@ -27,10 +27,9 @@ function timingRows(readings, releasedMs) {
 }
 
 function main(dir) {
-  const file = ['sbd-timing.jsonl', 'sbd-timing.jsonl.gz'].map((f) => path.join(dir, f)).find((f) => fs.existsSync(f));
+  const file = keptFile(dir, 'sbd-timing.jsonl');
   if (!file) throw new Error(`no sbd-timing.jsonl(.gz) in ${dir}: was the run made with SBD_TIMING=1?`);
-  const raw = fs.readFileSync(file);
-  const readings = (file.endsWith('.gz') ? zlib.gunzipSync(raw) : raw).toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const readings = textOf(file).trim().split('\n').map((l) => JSON.parse(l));
   const sbd = Object.fromEntries(fs.readFileSync(path.join(dir, 'storm-sbd.txt'), 'utf8').trim().split('\n').map((l) => l.split('\t')));
   const f = (v) => (v === undefined ? '–' : `${v.toFixed(0)} %`);
   console.log(`| s from the release | sbd CPU | main thread on a CPU | runnable, waiting | loop idle | ${KEYS.map((k) => `${k} calls / CPU ms`).join(' | ')} |`);

@@ -3,8 +3,7 @@
 // The table bench:storm prints (bench/storm.js), apart so that its statistics are unit-tested.
 const fs = require('node:fs');
 const path = require('node:path');
-const zlib = require('node:zlib');
-const { spread, secs } = require('./lib');
+const { spread, secs, textOf } = require('./lib');
 const { stallOnset } = require('./stall-onset');
 
 /** The markdown table of a storm run (rows: run, unit, onset ms, verdict ms, and when known the
@@ -42,12 +41,6 @@ function withStallOnsets(rows, pressure) {
     const at = p && x[3] ? stallOnset(p, Number(x[3]), { binMs: 500 }) : undefined;
     return [...x.slice(0, 4), at === undefined ? '' : String(Math.round(at))];
   });
-}
-
-/** A file's text, gunzipped when its name ends in .gz (the runs kept in bench/results/). */
-function textOf(file) {
-  const raw = fs.readFileSync(file);
-  return (file.endsWith('.gz') ? zlib.gunzipSync(raw) : raw).toString('utf8');
 }
 
 /** Every pressure-*.json(.gz) of a results directory as one unit -> readings map. */
@@ -91,7 +84,7 @@ function cpuLine(shares, watcher) {
   return `CPU from the release to the last verdict (${(shares.toS - shares.fromS).toFixed(1)} s, % of one CPU): ${parts.join(', ')}${w !== undefined ? `; the bench's own processes, its onset watcher among them (${watcher.replace(/^0::\//, '')}) ${pct(w)}` : ''}; the guest busy ${shares.busyShare === undefined ? '?' : pct(shares.busyShare * 100)} of all its CPUs`;
 }
 
-module.exports = { stormTable, withStallOnsets, pressureOf, textOf, cpuShares, cpuLine };
+module.exports = { stormTable, withStallOnsets, pressureOf, cpuShares, cpuLine };
 
 // node bench/storm-table.js DIR: the table of a kept run (storm.tsv, storm-sbd.txt, pressure-*.json)
 if (require.main === module) {

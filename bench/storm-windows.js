@@ -9,7 +9,8 @@
 //   run's files may be gzipped)
 const fs = require('node:fs');
 const path = require('node:path');
-const { withStallOnsets, pressureOf, textOf } = require('./storm-table');
+const { spread, textOf, keptFile } = require('./lib');
+const { withStallOnsets, pressureOf } = require('./storm-table');
 
 /**
  * One line per storm session among the `n` slowest from its stall's onset to its verdict (pure).
@@ -50,14 +51,13 @@ function fuseAwareWorst(rows, windows, { fuse = 0.9, clear = 0.1 } = {}) {
     const onset = pageCache.length ? Math.max(stall, ...pageCache.map((w) => w.t)) : stall;
     return { unit: x[1], raw: (verdict - stall) / 1000, lag: (verdict - onset) / 1000, moved: pageCache.length > 0 };
   });
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
   const singles = lags('single');
   const storm = lags('storm');
   if (singles.length === 0 || storm.length === 0) return undefined;
   const worstRaw = storm.reduce((a, b) => (b.raw > a.raw ? b : a));
   const worst = storm.reduce((a, b) => (b.lag > a.lag ? b : a));
   // each worst over the singles' median measured the same way
-  return { singleRaw: median(singles.map((x) => x.raw)), single: median(singles.map((x) => x.lag)), worstRaw, worst, moved: storm.filter((x) => x.moved).map((x) => x.unit) };
+  return { singleRaw: spread(singles.map((x) => x.raw)).median, single: spread(singles.map((x) => x.lag)).median, worstRaw, worst, moved: storm.filter((x) => x.moved).map((x) => x.unit) };
 }
 
 /** fuseAwareWorst as one line. */
@@ -71,7 +71,7 @@ function fuseAwareLine(r) {
 
 function main(dir, n) {
   const rows = fs.readFileSync(path.join(dir, 'storm.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
-  const file = ['sbd-timing-windows.jsonl', 'sbd-timing-windows.jsonl.gz'].map((f) => path.join(dir, f)).find((f) => fs.existsSync(f));
+  const file = keptFile(dir, 'sbd-timing-windows.jsonl');
   if (!file) throw new Error(`no sbd-timing-windows.jsonl(.gz) in ${dir} (run bench:storm with SBD_TIMING=1)`);
   const windows = textOf(file).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
   const withOnsets = withStallOnsets(rows, pressureOf(dir));
