@@ -16,7 +16,7 @@ import { recordedUnits, recordsDir, removeRecord } from '../sessions/record';
 import { type FeedMode, type ServiceHealth, type SessionRow, type SliceRow, rowFrom } from '../sessions/status';
 import { heartbeatAge, readSessionFigures } from '../sessions/snapshot';
 import { StatusFigures } from './status-figures';
-import { SessionFeed } from '../stall/feed';
+import { AwakeFeeds, SessionFeed } from '../stall/feed';
 import { DbusUserManager } from '../systemd/user-manager';
 import { VERSION } from '../version';
 import { type BusService, claimServiceName, exportService } from './bus-service';
@@ -217,10 +217,12 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   };
 
   const sliceCounts = new SliceCounts(cgroupsInSlice, monotonicMs);
+  const awakeFeeds = new AwakeFeeds(); // a storm stretches running deadlines' windows (stall/feed.ts)
   registry.on('added', (s) => {
     log.info({ event: 'session-added', unit: s.unit, id: s.id, cgroup: s.cgroupDir, agentPid: s.agentPid, memoryHigh: s.memoryHigh, memoryMax: s.memoryMax }, 'session added');
     const feed = new SessionFeed(s.cgroupDir, {
       config: config.detector,
+      awake: awakeFeeds,
       // the kernel's count (every session of the slice has its directory there); sbd's own only
       // when the slice cannot be read
       unitsInSlice: () => sliceCounts.get(path.dirname(s.cgroupDir)) ?? registry.countInSlice(s.slice),

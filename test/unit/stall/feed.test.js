@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { SessionFeed, cadenceUnderLoad, inHotRun, LATE_WINDOWS_UNDER_LOAD, FILES_LINGER_MS, DEADLINE_WINDOWS_STRETCH_UNDER_LOAD, windowPeriodMs } = require('../../../dist/stall/feed.js');
+const { SessionFeed, cadenceUnderLoad, inHotRun, LATE_WINDOWS_UNDER_LOAD, FILES_LINGER_MS, DEADLINE_WINDOWS_STRETCH_UNDER_LOAD, windowPeriodMs, AwakeFeeds, AWAKE_FEEDS_OF_A_STORM } = require('../../../dist/stall/feed.js');
 const { SampleFiles, CgroupGoneError } = require('../../../dist/cgroup/read.js');
 const { writeScopeFiles } = require('../../support/fake-cgroup');
 const { parseConfig } = require('../../../dist/config/load.js');
@@ -48,7 +48,7 @@ function kernfsLikeFiles(open) {
   };
 }
 
-function feedOn(dir, clock, open = { n: 0 }, samples = []) {
+function feedOn(dir, clock, open = { n: 0 }, samples = [], awake = undefined) {
   const verdicts = [];
   const logs = [];
   const trigger = { spec: undefined, fire: () => {}, gone: () => {}, closed: false };
@@ -68,6 +68,7 @@ function feedOn(dir, clock, open = { n: 0 }, samples = []) {
     onGone: () => verdicts.push({ event: 'gone' }),
     log: (msg, fields) => logs.push({ msg, ...fields }),
     now: () => clock.t,
+    awake,
   });
   return { feed, verdicts, logs, trigger };
 }
@@ -572,4 +573,69 @@ test('a session whose page cache presses its brake all the time lets its feed sl
   assert.equal(feed.sampling, false, 'pressed, but by page cache (anon 0.32): asleep');
   assert.equal(logs.filter((l) => l.msg === 'waking').length, 1);
   feed.stop();
+});
+
+test('a storm (AWAKE_FEEDS_OF_A_STORM feeds awake) stretches a running deadline\'s windows before sbd runs late; nothing else', () => {
+  const steadyMs = cfg.windowS * 1000;
+  const stretched = steadyMs * DEADLINE_WINDOWS_STRETCH_UNDER_LOAD;
+  assert.equal(windowPeriodMs('steady', 'psi', cfg, true, 0, AWAKE_FEEDS_OF_A_STORM), stretched, 'a deadline in a storm, on time: stretched');
+  assert.equal(windowPeriodMs('steady', 'psi', cfg, true, 0, AWAKE_FEEDS_OF_A_STORM - 1), steadyMs, 'one feed fewer: steady');
+  assert.equal(windowPeriodMs('steady', 'psi', cfg, false, 0, AWAKE_FEEDS_OF_A_STORM * 10), steadyMs, 'no deadline: never stretched');
+  assert.equal(windowPeriodMs('onset', 'psi', cfg, false, 0, AWAKE_FEEDS_OF_A_STORM * 10), cfg.onsetWindowS * 1000, 'a session not judged yet keeps its onset windows');
+  assert.equal(windowPeriodMs('steady', 'timer', cfg, true, 0, AWAKE_FEEDS_OF_A_STORM * 10), 5000, 'the timer feed keeps its period');
+});
+
+test('AwakeFeeds: a PSI feed counts itself in while its windows run and out once asleep or stopped; a running deadline stretches as the storm comes and goes', () => {
+  const awake = new AwakeFeeds();
+  const onsetMs = cfg.onsetWindowS * 1000;
+  const steadyMs = cfg.windowS * 1000;
+  const cgA = fakeCgroup();
+  const cgB = fakeCgroup();
+  const clock = { t: 0 };
+  const a = feedOn(cgA.dir, clock, { n: 0 }, [], awake);
+  const b = feedOn(cgB.dir, clock, { n: 0 }, [], awake);
+  a.feed.start();
+  b.feed.start();
+  assert.equal(awake.count, 0, 'armed, asleep: not counted');
+  // A stalls to a verdict and its deadline runs
+  let full = 0;
+  a.trigger.fire();
+  assert.equal(awake.count, 1, 'woken: counted');
+  for (let i = 0; i < 3; i++) {
+    clock.t += onsetMs;
+    full += onsetMs * 1000 * 0.9;
+    cgA.set({ fullUs: Math.round(full), ownHigh: 10 + clock.t });
+    a.feed.sample();
+  }
+  assert.equal(a.feed.state.deadline !== undefined, true, 'A stands still: its deadline runs');
+  assert.equal(a.feed.windowMs, steadyMs, 'no storm: steady windows');
+  assert.equal(awake.count, 1, 'its many windows counted once');
+  // B wakes and sleeps on a clear window: in, then out
+  b.trigger.fire();
+  assert.equal(awake.count, 2);
+  clock.t += onsetMs;
+  cgB.set({ fullUs: 0, ownHigh: 0 });
+  assert.equal(b.feed.sample()?.window?.kind, 'clear');
+  clock.t += steadyMs; // past the trigger's window: asleep
+  assert.equal(b.feed.sample()?.window?.kind, 'clear');
+  assert.equal(b.feed.sampling, false);
+  assert.equal(awake.count, 1, 'asleep: out');
+  // a storm's other feeds wake: A's next window is stretched, on time as it is
+  for (let i = 1; i < AWAKE_FEEDS_OF_A_STORM; i++) awake.enter();
+  const hot = (ms) => { full += ms * 1000 * 0.9; cgA.set({ fullUs: Math.round(full), ownHigh: 10 + clock.t }); };
+  clock.t += steadyMs;
+  hot(steadyMs);
+  assert.equal(a.feed.sample()?.state, 'standing-still');
+  assert.equal(a.feed.windowMs, steadyMs * DEADLINE_WINDOWS_STRETCH_UNDER_LOAD, 'a storm: stretched');
+  // the storm passes: steady again at its next window
+  for (let i = 1; i < AWAKE_FEEDS_OF_A_STORM; i++) awake.leave();
+  clock.t += steadyMs * DEADLINE_WINDOWS_STRETCH_UNDER_LOAD;
+  hot(steadyMs * DEADLINE_WINDOWS_STRETCH_UNDER_LOAD);
+  assert.equal(a.feed.sample()?.window?.windowMs, steadyMs * DEADLINE_WINDOWS_STRETCH_UNDER_LOAD, 'the stretched window judged over its own length');
+  assert.equal(a.feed.windowMs, steadyMs, 'no storm: steady windows again');
+  a.feed.stop();
+  assert.equal(awake.count, 0, 'stopped: out');
+  a.feed.stop();
+  b.feed.stop();
+  assert.equal(awake.count, 0, 'a second stop, and the stop of a sleeping feed, take nothing off');
 });
