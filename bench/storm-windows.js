@@ -4,7 +4,8 @@
 // Why the storm's slowest sessions were judged when they were: each one's wakes and windows as
 // sbd took them (bench/guest/sbd-timing.js, SBD_TIMING=1: sbd-timing-windows.jsonl), in s from its
 // stall's onset (bench/stall-onset.js), beside that onset and the verdict; then the worst with each
-// onset moved past the windows sbd judged page cache (fuseAwareWorst).
+// onset moved past the windows sbd judged page cache (fuseAwareWorst); then where sbd's samples went,
+// 2 s at a time: feeds not judged yet against those judged (samplesByPhase).
 //   node bench/storm-windows.js RESULTS_DIR [N]      (the N slowest from the stall's onset, 5; a kept
 //   run's files may be gzipped)
 const fs = require('node:fs');
@@ -69,6 +70,38 @@ function fuseAwareLine(r) {
     `worst ${r.worst.lag.toFixed(1)} s (${r.worst.unit}, ${x(r.worst.lag, r.single)} the singles' median so measured, ${r.single.toFixed(1)} s)`;
 }
 
+/**
+ * Where sbd's samples went in the storm (pure): per `binMs` from the storm's first record, the
+ * feeds taking onset windows (not judged yet, a wake's first sample included), the samples a
+ * second they took, and the samples a second of feeds on steady or stretched windows (judged: a
+ * deadline runs), with how many of those were stretched. Only the storm's sessions (unit storm-*).
+ */
+function samplesByPhase(windows, binMs = 2000, onsetMs = 500) {
+  const storm = windows.filter((w) => w.u.startsWith('storm') && w.wake === undefined);
+  if (storm.length === 0) return [];
+  const t0 = Math.min(...storm.map((w) => w.t));
+  const bins = [];
+  for (const w of storm) {
+    const i = Math.floor((w.t - t0) / binMs);
+    const b = (bins[i] ??= { fromS: (i * binMs) / 1000, onsetFeeds: new Set(), onset: 0, judged: 0, stretched: 0 });
+    if (w.ev === 'first-sample' || w.timerMs === onsetMs) {
+      b.onsetFeeds.add(w.u);
+      b.onset++;
+    } else if (w.timerMs > onsetMs) {
+      b.judged++;
+      if (w.timerMs > 2000) b.stretched++;
+    }
+  }
+  const perS = (k) => Math.round((k * 1000) / binMs);
+  return [...bins].filter(Boolean).map((b) => ({ fromS: b.fromS, onsetFeeds: b.onsetFeeds.size, onsetPerS: perS(b.onset), judgedPerS: perS(b.judged), stretchedPerS: perS(b.stretched) }));
+}
+
+/** samplesByPhase as lines, up to the last bin with a feed not judged yet. */
+function samplesByPhaseLines(bins) {
+  const last = bins.reduce((k, b, i) => (b.onsetFeeds > 0 ? i : k), -1);
+  return bins.slice(0, last + 1).map((b) => `${String(b.fromS).padStart(4)} s: ${b.onsetFeeds} feeds not judged yet, ${b.onsetPerS} samples/s; judged ${b.judgedPerS} samples/s (${b.stretchedPerS} on stretched windows)`);
+}
+
 function main(dir, n) {
   const rows = fs.readFileSync(path.join(dir, 'storm.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
   const file = keptFile(dir, 'sbd-timing-windows.jsonl');
@@ -77,6 +110,7 @@ function main(dir, n) {
   const withOnsets = withStallOnsets(rows, pressureOf(dir));
   console.log(slowestTimelines(withOnsets, windows, n).join('\n'));
   console.log(fuseAwareLine(fuseAwareWorst(withOnsets, windows)));
+  console.log(`samples per 2 s from the storm's first:\n${samplesByPhaseLines(samplesByPhase(windows)).join('\n')}`);
 }
 
 if (require.main === module) {
@@ -88,4 +122,4 @@ if (require.main === module) {
   }
 }
 
-module.exports = { slowestTimelines, fuseAwareWorst, fuseAwareLine };
+module.exports = { slowestTimelines, fuseAwareWorst, fuseAwareLine, samplesByPhase, samplesByPhaseLines };

@@ -309,3 +309,28 @@ test("bench: the storm's worst with each onset moved past the windows sbd judged
   assert.equal(fuseAwareLine(r), "from the stall's onset: worst 8.0 s (storm-1.scope, 5.00× the singles' median 1.6 s); with each onset moved past the windows sbd judged page cache (anon fuse open; 1 session: storm-1.scope): worst 3.0 s (storm-0.scope, 2.00× the singles' median so measured, 1.5 s)");
   assert.equal(fuseAwareWorst(rows, windows.map(({ anon, ...w }) => w)).worst.lag, 8, 'windows without an anon share move nothing');
 });
+
+test('storm-windows samplesByPhase: per 2 s, the feeds not judged yet and their samples, against the judged ones and how many were stretched', () => {
+  const { samplesByPhase, samplesByPhaseLines } = require('../../bench/storm-windows.js');
+  const w = (t, u, timerMs, ev = 'window') => ({ t, u, timerMs, ev, kind: 'hot' });
+  const windows = [
+    { t: 900, u: 'storm-1.scope', wake: 'own brake fired' }, // a wake is no sample
+    w(1000, 'storm-1.scope', 0, 'first-sample'),
+    w(1500, 'storm-1.scope', 500),
+    w(2000, 'storm-1.scope', 500, 'standing-still'),
+    w(1200, 'storm-2.scope', 500),
+    w(1300, 'single1-0.scope', 500), // not the storm's
+    w(4000, 'storm-1.scope', 2000),
+    w(4100, 'storm-2.scope', 8000),
+    w(5000, 'storm-3.scope', 500),
+  ];
+  const bins = samplesByPhase(windows);
+  assert.deepEqual(bins, [
+    { fromS: 0, onsetFeeds: 2, onsetPerS: 2, judgedPerS: 0, stretchedPerS: 0 },
+    { fromS: 2, onsetFeeds: 0, onsetPerS: 0, judgedPerS: 1, stretchedPerS: 1 },
+    { fromS: 4, onsetFeeds: 1, onsetPerS: 1, judgedPerS: 0, stretchedPerS: 0 },
+  ]);
+  assert.equal(samplesByPhaseLines(bins).length, 3);
+  assert.match(samplesByPhaseLines(bins)[1], /^ {3}2 s: 0 feeds not judged yet, 0 samples\/s; judged 1 samples\/s \(1 on stretched windows\)$/);
+  assert.deepEqual(samplesByPhase([{ t: 1, u: 'single1-0.scope', timerMs: 500, ev: 'window' }]), [], 'no storm record: nothing');
+});
