@@ -11,7 +11,8 @@ const os = require('node:os');
 const path = require('node:path');
 const { labOnly, waitFor } = require('./helpers');
 const { parseStat } = require(path.join(__dirname, '../../../dist/proc/stat.js'));
-const { startSbd, incidentCollector, runSession, stopSessions, systemctl, SLICE_DIR } = require('./sbd-helpers');
+const { spawnSync } = require('node:child_process');
+const { startSbd, incidentCollector, runSession, stopSessions, sbctl, systemctl, SLICE_DIR } = require('./sbd-helpers');
 
 // peggedCpuShare stays at its default (0.75); the windows are short. checkS 10: a renewal seen
 // only by the timer comes up to 10 s late, one seen by inotify at once.
@@ -102,10 +103,36 @@ test('a heartbeat renewed by `touch` is seen at once, not at the next check', la
   await new Promise((r) => setTimeout(r, 300));
   const goAtMs = Date.now();
   fs.writeFileSync(go, '');
-  const recovered = await incidentAfter('touch1', 'recovered', goAtMs, 30_000);
+  const recovered = await incidentAfter('touch1', 'recovered', goAtMs, 30_000).catch((err) => {
+    throw new Error(`${err.message}\n${touchDiagnosis('touch1', beat, s.output(), goAtMs)}`);
+  });
   const tookMs = recovered.receivedAtMs - goAtMs;
   assert.ok(tookMs < FREEZE.checkS * 500, `recovered ${tookMs} ms after the go (the next check was ${FREEZE.checkS * 1000 - (goAtMs - missing.receivedAtMs)} ms away)`);
 });
+
+/**
+ * What was seen when a recovery did not come: the heartbeat's mtime against the wall clock, the
+ * agent's output, every incident of the session with the wall and monotonic times it reached
+ * this process, status's row (sbd's heartbeat age), and sbd's last journal lines.
+ */
+function touchDiagnosis(name, beat, output, goAtMs) {
+  let mtime = 'unreadable';
+  try {
+    mtime = `${((Date.now() - fs.statSync(beat).mtimeMs) / 1000).toFixed(1)} s old`;
+  } catch (err) {
+    mtime = `unreadable (${/** @type {Error} */ (err).message})`;
+  }
+  const told = inc.of(name).map((i) => `${i.type} at go${i.receivedAtMs - goAtMs >= 0 ? '+' : ''}${i.receivedAtMs - goAtMs} ms (mono ${Math.round(i.receivedMonoMs)})`);
+  const status = sbctl('status', '--json');
+  let row = `sbctl status --json: exit ${status.status}`;
+  try {
+    row = JSON.stringify(JSON.parse(status.stdout).sessions.find((/** @type {any} */ r) => r.name === name) ?? null);
+  } catch {
+    /* status failed: its exit code says so */
+  }
+  const journal = spawnSync('journalctl', ['--user', '-u', 'sbd.service', '--no-pager', '-o', 'short-monotonic', '-n', '30'], { encoding: 'utf8' }).stdout;
+  return `heartbeat ${mtime}; wall clock now go+${Date.now() - goAtMs} ms; agent output: ${JSON.stringify(output.slice(-300))}\nincidents of ${name}: ${told.join(', ') || 'none'}\nstatus row: ${row}\nsbd's journal:\n${journal}`;
+}
 
 /** utime + stime of PID, in clock ticks (100 a second on Debian), by sbd's own parser. */
 const cpuTicks = (pid) => parseStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'), `/proc/${pid}/stat`).cpuTicks;
