@@ -13,7 +13,7 @@ import { type CpuReading, answeredByCalm, calmOver, calmStep } from '../freeze/c
 import type { Config } from '../config/schema';
 import { type FreezeContext, freezeMessage } from '../freeze/message';
 import { openCommands } from '../freeze/open-commands';
-import { type FreezeState, type Heartbeat, type Observation, type Telling, freezeStep, initialFreeze, processViewNeeded } from '../freeze/policy';
+import { type FreezeState, type Heartbeat, type Observation, type SavedFreeze, type Telling, freezeStep, initialFreeze, processViewNeeded, restoredFreeze, savedFreezeOf } from '../freeze/policy';
 import { HeldStats } from '../proc/held-stat';
 import { systemClockTicks } from '../proc/system';
 import { readCgroupProcesses } from '../proc/table';
@@ -81,6 +81,8 @@ export class FreezeWatch {
     private readonly sessions: () => Iterable<Session>,
     /** A round's failed checks: the first one's unit and error, and how many failed. */
     private readonly onError: (unit: string, err: Error, failed: number) => void = () => {},
+    /** Keeps a session's open signals across a restart of sbd (undefined: none open); called when they change. */
+    private readonly save: (unit: string, saved: SavedFreeze | undefined) => void = () => {},
   ) {
     this.timer = setInterval(() => this.sweep(), config.freeze.checkS * 1000);
     this.timer.unref();
@@ -148,6 +150,7 @@ export class FreezeWatch {
     const o: Observation = { ...partial, commandsOpen };
     const [next, tellings] = freezeStep(state, o, cfg);
     this.states.set(s.unit, next);
+    if (next.open.join() !== state.open.join()) this.save(s.unit, savedFreezeOf(next));
     for (const t of tellings) this.tell(s, t, agent);
   }
 
@@ -183,6 +186,14 @@ export class FreezeWatch {
     };
     if (t.kind === 'signal') this.incidents.tell({ ...base, ...figures, type: t.signal, message: freezeMessage([t.signal, ...t.open.filter((o) => o !== t.signal)], t.facts, c) });
     else this.incidents.tell({ ...base, ...figures, type: t.open[0] ?? 'pegged', message: freezeMessage(t.open, t.facts, c, true), reminder: true });
+  }
+
+  /**
+   * After a restart: the signals its predecessor told of this session and saved, still open (their
+   * recovery is told by this sbd). `sameBoot`: the saved times are on this boot's monotonic clock.
+   */
+  restore(unit: string, saved: SavedFreeze, sameBoot: boolean): void {
+    this.states.set(unit, restoredFreeze(saved, sameBoot, monotonicMs()));
   }
 
   forget(unit: string): void {

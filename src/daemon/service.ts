@@ -24,6 +24,7 @@ import { recoverMonitors, startMonitors } from './monitors';
 import { BrakeController } from './controller';
 import { Incidents } from './incidents';
 import { FreezeWatch } from './freeze-watch';
+import { StateRecords } from './state-record';
 import { LeftoverReaper } from './leftovers';
 import { SliceArbiter } from './slice-arbiter';
 import { NotifyCommand } from './notify-command';
@@ -34,7 +35,7 @@ import { OomKillWatch } from '../oom/watch';
 import { incidentJournal } from '../journal/incident-journal';
 import { type SavedSession, type SavedState, defaultStatePath, loadState, saveState } from './state-file';
 import { StateWriter } from './state-writer';
-import { monotonicMs } from '../util/clock';
+import { bootId, monotonicMs } from '../util/clock';
 import { currentOf } from '../actions/machine';
 import { sessionVerdictFigures, sliceEpisodeScope } from '../metrics/from-verdict';
 import type { SbdView, SessionState } from '../metrics/registry';
@@ -106,7 +107,10 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     write: (state) => saveState(stateFile, state),
     onError: (err) => log.error({ event: 'state-not-saved', file: stateFile, err }, 'cannot save state: a restart now would forget running deadlines'),
   });
-  const save = (unit: string, s: SavedSession | undefined): void => stateWriter.save(unit, s);
+  // Each session's entry holds the controller's record and the freeze watch's open signals
+  // (state-record.ts): each part is saved on its own, the other kept.
+  const stateRecords = new StateRecords(saved, (unit, s) => stateWriter.save(unit, s), bootId);
+  const save = (unit: string, s: SavedSession | undefined): void => stateRecords.saveActions(unit, s);
 
   const controller = new BrakeController({
     config,
@@ -121,6 +125,10 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const reaper = new LeftoverReaper(config, incidents, (s, err) => log.warn({ unit: s.unit, err }, 'reaping leftovers failed'));
   const freeze = new FreezeWatch(config, incidents, () => registry.values(), (unit, err, failed) =>
     log.warn({ event: 'freeze-check-failed', unit, failed, err }, `the freeze check failed for ${failed} session${failed === 1 ? '' : 's'} (first ${unit}); they are checked again next round`),
+    (unit, open) => {
+      const s = registry.get(unit);
+      if (s) stateRecords.saveFreeze(unit, s.invocationId, open);
+    },
   );
   // the awake feed's held fd, where it has one: a storm's breaches move this file many times a second
   const oomKills = new OomKillWatch({ tell: (i) => incidents.tell(i), observeOnly: config.observeOnly, heldEventsLocal: (s) => feeds.get(s.unit)?.heldText('memory.events.local') });
@@ -256,6 +264,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     }
     const savedSession = saved[s.unit];
     if (savedSession) controller.restore(s, feed, savedSession);
+    if (savedSession?.freeze && savedSession.invocationId === s.invocationId) freeze.restore(s.unit, savedSession.freeze, savedSession.bootId !== undefined && savedSession.bootId === bootId());
     reaper.watch(s);
     slices.watch(s);
     oomKills.watch(s);
@@ -277,7 +286,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     reaper.forget(s);
     oomReads.removed(s); // a kill that ended the session is still told
     incidents.forget(s.unit);
-    save(s.unit, undefined);
+    stateRecords.drop(s.unit);
     slices.unwatch(s);
     statusSoon();
     metrics.changed();
@@ -346,7 +355,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const adoption = registry.adopt().then(async () => {
     // Saved state and session records of sessions that no longer exist: forget them (only now:
     // an sbd stopped mid-adoption leaves the deadlines of those it had not read yet in place).
-    for (const unit of Object.keys(saved)) if (!registry.get(unit)) save(unit, undefined);
+    for (const unit of Object.keys(saved)) if (!registry.get(unit)) stateRecords.drop(unit);
     const records = recordsDir(env);
     if (records) for (const unit of recordedUnits(records)) if (!registry.get(unit)) removeRecord(records, unit);
     // The monitors are recovered against their sessions, so only now: a session not read yet

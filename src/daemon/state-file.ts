@@ -1,13 +1,15 @@
 /**
  * What must survive a restart of sbd (design: a restart during a running deadline neither
  * forgets it nor acts twice): per session (unit and invocation id), the running deadline, the
- * brake it had before we raised it, and the stop under way (to be finished by the next sbd).
+ * brake it had before we raised it, the stop under way (to be finished by the next sbd), and the
+ * freeze signals told and not recovered yet (whose recovery the next sbd tells).
  * Each entry is checked on load (a bad one is set aside, the rest kept); written atomically and
  * durably (fsync of the file before the rename, of the directory after).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import type { SavedFreeze } from '../freeze/policy';
 import type { Deadline } from '../stall/detector';
 import { writeDurably } from '../util/durable';
 import { xdgHome } from '../util/xdg';
@@ -47,6 +49,8 @@ export interface SavedSession {
   stopping?: boolean;
   /** The stop under way, once its processes were signalled: a restarted sbd finishes it. */
   stop?: SavedStop;
+  /** The freeze signals told and not yet recovered: a restarted sbd tells their recovery. */
+  freeze?: SavedFreeze;
 }
 
 export type SavedState = Record<string, SavedSession>;
@@ -66,6 +70,12 @@ const savedSessionSchema = z.object({
       processes: z.array(z.object({ pid: count.min(1), startTicks: count, uid: count })),
       killDueAtMs: z.number(),
       brakeBytes: bytes,
+    })
+    .optional(),
+  freeze: z
+    .object({
+      open: z.array(z.enum(['pegged', 'missing', 'silent'])).min(1),
+      busySinceMs: z.number().optional(),
     })
     .optional(),
 });

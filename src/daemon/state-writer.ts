@@ -18,10 +18,12 @@ import type { SavedSession, SavedState } from './state-file';
 export const COALESCE_MS = 500;
 
 /** Must this change of one session's record be written before sbd goes on? (pure) Yes when what
- * it records of an action differs; a deadline alone (begun, moved, ended) may wait. */
+ * it records of an action or of the freeze signals told differs (a signal is told once: its
+ * record is written before it is told, and signals are rare); a deadline alone (begun, moved,
+ * ended) may wait. */
 export function mustWriteNow(before: SavedSession | undefined, after: SavedSession | undefined): boolean {
-  const action = (s: SavedSession | undefined): string => JSON.stringify([s?.originalHigh ?? null, s?.stopping ?? false, s?.stop ?? null, s === undefined ? null : s.invocationId]);
-  const deadlineOnly = (s: SavedSession | undefined): boolean => s === undefined || (s.originalHigh === undefined && !s.stopping && s.stop === undefined);
+  const action = (s: SavedSession | undefined): string => JSON.stringify([s?.originalHigh ?? null, s?.stopping ?? false, s?.stop ?? null, s === undefined ? null : s.invocationId, s?.freeze ?? null]);
+  const deadlineOnly = (s: SavedSession | undefined): boolean => s === undefined || (s.originalHigh === undefined && !s.stopping && s.stop === undefined && s.freeze === undefined);
   // A record that appears or goes with a deadline alone in it: a deadline's change.
   if (deadlineOnly(before) && deadlineOnly(after)) return false;
   return action(before) !== action(after);

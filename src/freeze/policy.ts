@@ -72,6 +72,33 @@ export type Telling =
 
 export const initialFreeze = (): FreezeState => ({ last: undefined, cpuFrom: undefined, share: undefined, busySinceMs: undefined, beatAgeMs: undefined, open: [], lastToldMs: 0 });
 
+/**
+ * What of a session's freeze state survives a restart of sbd: the signals told and not recovered
+ * yet, and since when its agent has been busy (monotonic ms of the boot the record names).
+ */
+export interface SavedFreeze {
+  open: FreezeSignal[];
+  busySinceMs?: number;
+}
+
+/** The part of `state` a restart must keep; undefined when nothing is open (pure). */
+export function savedFreezeOf(state: FreezeState): SavedFreeze | undefined {
+  if (state.open.length === 0) return undefined;
+  return state.busySinceMs === undefined ? { open: [...state.open] } : { open: [...state.open], busySinceMs: state.busySinceMs };
+}
+
+/**
+ * The state of a session after a restart, from what its predecessor saved (pure). Its signals stay
+ * open: the first check tells nothing again when they still hold, and tells the recovery when not
+ * (missing and silent are judged on the heartbeat at once). Pegged goes on from its busy streak,
+ * on this boot only (`sameBoot`: the times are this boot's monotonic clock); the time sbd was down
+ * counts as busy, and the first calm interval ends it. Reminders count from `nowMs`.
+ */
+export function restoredFreeze(saved: SavedFreeze, sameBoot: boolean, nowMs: number): FreezeState {
+  const busySinceMs = sameBoot && saved.busySinceMs !== undefined && saved.busySinceMs <= nowMs ? saved.busySinceMs : undefined;
+  return { ...initialFreeze(), open: [...saved.open], busySinceMs, lastToldMs: nowMs };
+}
+
 type FreezeConfig = Config['freeze'];
 
 /** The heartbeat's age at `o`, counted on from the state (see the file's comment). */

@@ -165,3 +165,35 @@ test('a parent whose cpu.stat cannot be parsed answers for nobody: each agent is
   const told = watch(t, FAST, session(agent, [agent.pid], undefined, slice));
   await waitFor('pegged', () => told.some((i) => i.type === 'pegged'), 15_000);
 });
+
+test('the open signals are saved as they change, and a restarted watch given them tells the recovery of what its predecessor told', (t) => {
+  const agent = child(t, ['sleep', '30']);
+  const beat = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sb-beat-')), 'beat');
+  fs.writeFileSync(beat, 'idle\n');
+  const old = new Date(Date.now() - 100_000);
+  fs.utimesSync(beat, old, old);
+  const s = session(agent, [agent.pid], beat);
+  const cfg = parseConfig({ freeze: { checkS: 600, missingAfterS: 10 } }, 'test');
+  const told = [];
+  const saves = [];
+  const watchOf = () => {
+    const w = new FreezeWatch(cfg, { tell: (i) => told.push(i) }, () => [s], undefined, (unit, open) => saves.push([unit, open]));
+    t.after(() => w.stop());
+    return w;
+  };
+  const first = watchOf();
+  first.check(s);
+  assert.deepEqual(told.map((i) => i.type), ['missing']);
+  assert.deepEqual(saves, [['t.scope', { open: ['missing'] }]]);
+  first.check(s);
+  assert.equal(saves.length, 1, 'still missing: nothing saved again');
+  first.stop();
+  // sbd restarts; the heartbeat is renewed before the new one's first check
+  const now = new Date();
+  fs.utimesSync(beat, now, now);
+  const second = watchOf();
+  second.restore('t.scope', saves[0][1], true);
+  second.check(s);
+  assert.deepEqual(told.map((i) => i.type), ['missing', 'recovered']);
+  assert.deepEqual(saves.at(-1), ['t.scope', undefined], 'nothing open: the saved part goes');
+});

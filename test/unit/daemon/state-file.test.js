@@ -7,11 +7,12 @@ const os = require('node:os');
 const path = require('node:path');
 const { loadState, saveState, defaultStatePath } = require('../../../dist/daemon/state-file.js');
 
-test('state survives a save and a load, Infinity, the boot id and a stop under way included', () => {
+test('state survives a save and a load, Infinity, the boot id, a stop under way and open freeze signals included', () => {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sb-state-')), 'sub', 'state.json');
   const state = {
     'a.scope': { invocationId: 'ab', bootId: 'fe2083f2-0c4e-4c5b-9a57-1d2f3e4a5b6c', deadline: { startedAtMs: 1, endsAtMs: 2, currentAtStart: 3 }, originalHigh: Infinity },
     'b.scope': { invocationId: 'cd', bootId: 'fe2083f2-0c4e-4c5b-9a57-1d2f3e4a5b6c', stopping: true, stop: { name: 'cc1', processes: [{ pid: 41, startTicks: 900, uid: 1000 }], killDueAtMs: 123456.5, brakeBytes: 64 * 2 ** 20 } },
+    'c.scope': { invocationId: 'ef', bootId: 'fe2083f2-0c4e-4c5b-9a57-1d2f3e4a5b6c', freeze: { open: ['silent', 'pegged'], busySinceMs: 99.5 } },
   };
   saveState(file, state);
   assert.deepEqual(loadState(file, () => assert.fail('no complaint expected')), state);
@@ -40,12 +41,13 @@ test('entries are checked one by one: a bad one is set aside with a warning nami
     'odd-deadline.scope': { invocationId: 'ef', deadline: { startedAtMs: 'soon' } },
     'odd-stop.scope': { invocationId: 'ef', stop: { name: 'x', processes: [{ pid: -1 }], killDueAtMs: 5, brakeBytes: 1 } },
     'not-an-object.scope': 7,
+    'odd-freeze.scope': { invocationId: 'ef', freeze: { open: ['asleep'] } },
   };
   fs.writeFileSync(file, JSON.stringify({ 'a.scope': good, 'b.scope': stopping, ...bad }));
   const said = [];
   const state = loadState(file, (why) => said.push(why));
   assert.deepEqual(state, { 'a.scope': { ...good, originalHigh: Infinity }, 'b.scope': stopping });
-  assert.equal(said.length, 4, said.join('\n'));
+  assert.equal(said.length, 5, said.join('\n'));
   for (const unit of Object.keys(bad)) {
     const line = said.find((s) => s.includes(`"${unit}"`));
     assert.ok(line, `a warning names ${unit}: ${said.join('\n')}`);

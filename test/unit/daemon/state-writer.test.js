@@ -88,4 +88,9 @@ test('mustWriteNow: a deadline alone may wait; what records an action may not', 
   assert.equal(mustWriteNow({ ...d, stopping: true }, { ...d }), true, 'a stop is over');
   assert.equal(mustWriteNow(undefined, { invocationId: 'x', originalHigh: 5 }), true);
   assert.equal(mustWriteNow({ invocationId: 'x', originalHigh: 5 }, { invocationId: 'x', originalHigh: 5, deadline: d.deadline }), false, 'a deadline beside an unchanged brake');
+  const told = { invocationId: 'x', freeze: { open: ['missing'] } };
+  assert.equal(mustWriteNow(undefined, told), true, 'a freeze signal told: written before it is told');
+  assert.equal(mustWriteNow(told, undefined), true, 'recovered');
+  assert.equal(mustWriteNow(told, { ...told, freeze: { open: ['missing', 'pegged'], busySinceMs: 1 } }), true, 'another signal joins');
+  assert.equal(mustWriteNow(told, { ...told, deadline: d.deadline }), false, 'a deadline beside unchanged signals');
 });

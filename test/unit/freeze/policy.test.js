@@ -2,7 +2,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { freezeStep, initialFreeze, heartbeatAge, processViewNeeded } = require('../../../dist/freeze/policy.js');
+const { freezeStep, initialFreeze, heartbeatAge, processViewNeeded, savedFreezeOf, restoredFreeze } = require('../../../dist/freeze/policy.js');
 const { parseConfig } = require('../../../dist/config/load.js');
 
 const cfg = parseConfig({}, 'defaults').freeze; // checks every 60 s; pegged 0.75 for 300 s; missing 180 s; silent 1800 s
@@ -148,4 +148,29 @@ test('processViewNeeded: the commands only for a claim of work older than silent
   assert.deepEqual(at(60, true), { commands: false });
   assert.deepEqual(at(cfg.silentAfterS, false), { commands: false });
   assert.deepEqual(at(cfg.silentAfterS, true), { commands: true });
+});
+
+test('after a restart: a signal told before it stays open, is not told again, and its recovery is told, also when the heartbeat came back before the first check', () => {
+  assert.equal(savedFreezeOf(initialFreeze()), undefined, 'nothing open: nothing to keep');
+  const saved = savedFreezeOf({ ...initialFreeze(), open: ['missing'], busySinceMs: undefined });
+  assert.deepEqual(saved, { open: ['missing'] });
+  // still stale after the restart: nothing told; then written: recovered
+  const still = run([{ cpu: 0, beat: -200_000 }, { cpu: 0, beat: -200_000 }, { cpu: 0, beat: 100_000 }], restoredFreeze(saved, true, 0));
+  assert.deepEqual(kinds(still.told), ['', '', 'recovered']);
+  // renewed while sbd was down: the first check tells the recovery (a fresh state would tell nothing at all)
+  assert.deepEqual(kinds(run([{ cpu: 0, beat: -1000 }], restoredFreeze(saved, true, 0)).told), ['recovered']);
+  assert.deepEqual(kinds(run([{ cpu: 0, beat: -1000 }]).told), [''], 'without the saved signal nothing would ever say it recovered');
+});
+
+test('after a restart: pegged goes on from its saved busy streak until a calm interval; on another boot, or a streak from the future, it does not', () => {
+  const saved = savedFreezeOf({ ...initialFreeze(), open: ['pegged'], busySinceMs: -400_000 });
+  assert.deepEqual(saved, { open: ['pegged'], busySinceMs: -400_000 });
+  const { told } = run([{ cpu: 0.9 }, { cpu: 0.9 }, { cpu: 0.1 }], restoredFreeze(saved, true, 0));
+  assert.deepEqual(kinds(told), ['', '', 'recovered'], 'still spinning: held, not told again; calm: recovered');
+  assert.equal(restoredFreeze(saved, false, 0).busySinceMs, undefined, "another boot's monotonic clock");
+  assert.equal(restoredFreeze({ open: ['pegged'], busySinceMs: 5000 }, true, 0).busySinceMs, undefined, 'a streak that began after now');
+  // reminders count from the restore, not from the predecessor's last telling
+  const hour = 3_600_000;
+  const [, reminded] = freezeStep(restoredFreeze({ open: ['missing'] }, true, 10 * hour), { atMs: 10 * hour + 60_000, agentCpuMs: 0, heartbeat: { mtimeMs: 0, ageMs: 10 * hour }, claimsWorking: false, commandsOpen: 1 }, cfg);
+  assert.deepEqual(reminded, []);
 });
