@@ -4,7 +4,8 @@
 // Why the storm's slowest sessions were judged when they were: each one's wakes and windows as
 // sbd took them (bench/guest/sbd-timing.js, SBD_TIMING=1: sbd-timing-windows.jsonl), in s from its
 // stall's onset (bench/stall-onset.js), beside that onset and the verdict; then the worst with each
-// onset moved past the windows sbd judged page cache (fuseAwareWorst); then where sbd's samples went,
+// onset moved past the windows sbd judged page cache (fuseAwareWorst), and past those too in which
+// the kernel measured the stall paused (under the clear line); then where sbd's samples went,
 // 2 s at a time: feeds not judged yet against those judged (samplesByPhase).
 //   node bench/storm-windows.js RESULTS_DIR [N]      (the N slowest from the stall's onset, 5; a kept
 //   run's files may be gzipped)
@@ -42,13 +43,15 @@ function slowestTimelines(rows, windows, n) {
  * its stall's onset and its verdict, when there is one. `rows` and `windows` as slowestTimelines';
  * windows without an anon share (runs before session 18's second storm) move nothing.
  */
-function fuseAwareWorst(rows, windows, { fuse = 0.9, clear = 0.1 } = {}) {
+function fuseAwareWorst(rows, windows, { fuse = 0.9, clear = 0.1, paused = false } = {}) {
   const byUnit = new Map();
   for (const w of windows) if (w.anon !== undefined && w.share !== undefined) (byUnit.get(w.u) ?? byUnit.set(w.u, []).get(w.u)).push(w);
+  // `paused`: a window the kernel measured under the clear line (the stall paused) moves it too
+  const notStalled = (w) => (w.share >= clear && w.anon < fuse) || (paused && w.share < clear);
   const lags = (run) => rows.filter((x) => x[0] === run && x[3] && x[4]).map((x) => {
     const stall = Number(x[4]);
     const verdict = Number(x[3]);
-    const pageCache = (byUnit.get(x[1]) ?? []).filter((w) => w.t > stall && w.t <= verdict && w.share >= clear && w.anon < fuse);
+    const pageCache = (byUnit.get(x[1]) ?? []).filter((w) => w.t > stall && w.t <= verdict && notStalled(w));
     const onset = pageCache.length ? Math.max(stall, ...pageCache.map((w) => w.t)) : stall;
     return { unit: x[1], raw: (verdict - stall) / 1000, lag: (verdict - onset) / 1000, moved: pageCache.length > 0 };
   });
@@ -61,12 +64,13 @@ function fuseAwareWorst(rows, windows, { fuse = 0.9, clear = 0.1 } = {}) {
   return { singleRaw: spread(singles.map((x) => x.raw)).median, single: spread(singles.map((x) => x.lag)).median, worstRaw, worst, moved: storm.filter((x) => x.moved).map((x) => x.unit) };
 }
 
-/** fuseAwareWorst as one line. */
-function fuseAwareLine(r) {
+/** fuseAwareWorst as one line; `paused`: it was measured with that option. */
+function fuseAwareLine(r, paused = false) {
   if (r === undefined) return 'fuse-aware worst: no singles or no storm verdicts with a stall onset';
   const x = (v, by) => `${(v / by).toFixed(2)}×`;
+  const past = paused ? 'the windows sbd judged page cache or measured clear (the stall paused)' : 'the windows sbd judged page cache (anon fuse open';
   return `from the stall's onset: worst ${r.worstRaw.raw.toFixed(1)} s (${r.worstRaw.unit}, ${x(r.worstRaw.raw, r.singleRaw)} the singles' median ${r.singleRaw.toFixed(1)} s); ` +
-    `with each onset moved past the windows sbd judged page cache (anon fuse open; ${r.moved.length} session${r.moved.length === 1 ? '' : 's'}${r.moved.length ? `: ${r.moved.slice(0, 5).join(' ')}${r.moved.length > 5 ? ' …' : ''}` : ''}): ` +
+    `with each onset moved past ${past}${paused ? ' (' : '; '}${r.moved.length} session${r.moved.length === 1 ? '' : 's'}${r.moved.length ? `: ${r.moved.slice(0, 5).join(' ')}${r.moved.length > 5 ? ' …' : ''}` : ''}): ` +
     `worst ${r.worst.lag.toFixed(1)} s (${r.worst.unit}, ${x(r.worst.lag, r.single)} the singles' median so measured, ${r.single.toFixed(1)} s)`;
 }
 
@@ -110,6 +114,7 @@ function main(dir, n) {
   const withOnsets = withStallOnsets(rows, pressureOf(dir));
   console.log(slowestTimelines(withOnsets, windows, n).join('\n'));
   console.log(fuseAwareLine(fuseAwareWorst(withOnsets, windows)));
+  console.log(fuseAwareLine(fuseAwareWorst(withOnsets, windows, { paused: true }), true));
   console.log(`samples per 2 s from the storm's first:\n${samplesByPhaseLines(samplesByPhase(windows)).join('\n')}`);
 }
 

@@ -308,6 +308,14 @@ test("bench: the storm's worst with each onset moved past the windows sbd judged
   assert.equal(r.worst.lag, 3);
   assert.equal(fuseAwareLine(r), "from the stall's onset: worst 8.0 s (storm-1.scope, 5.00× the singles' median 1.6 s); with each onset moved past the windows sbd judged page cache (anon fuse open; 1 session: storm-1.scope): worst 3.0 s (storm-0.scope, 2.00× the singles' median so measured, 1.5 s)");
   assert.equal(fuseAwareWorst(rows, windows.map(({ anon, ...w }) => w)).worst.lag, 8, 'windows without an anon share move nothing');
+  // paused: storm-1's clear window at 17,000 ms (share 0.05) moves its onset there too
+  const p = fuseAwareWorst(rows, windows, { paused: true });
+  assert.equal(p.worst.unit, 'storm-0.scope');
+  assert.deepEqual(p.moved, ['storm-1.scope']);
+  const storm1 = fuseAwareWorst(rows.filter((x) => x[1] !== 'storm-0.scope'), windows, { paused: true });
+  assert.equal(storm1.worst.lag, 1, 'judged 1 s after the window in which its stall paused');
+  assert.equal(fuseAwareWorst(rows.filter((x) => x[1] !== 'storm-0.scope'), windows).worst.lag, 2, 'without paused: 2 s after the fuse');
+  assert.match(fuseAwareLine(p, true), /with each onset moved past the windows sbd judged page cache or measured clear \(the stall paused\) \(1 session: storm-1\.scope\): worst 3\.0 s \(storm-0\.scope, 2\.00× the singles' median so measured, 1\.5 s\)$/);
 });
 
 test('storm-windows samplesByPhase: per 2 s, the feeds not judged yet and their samples, against the judged ones and how many were stretched', () => {
