@@ -110,6 +110,30 @@ test('a heartbeat renewed by `touch` is seen at once, not at the next check', la
   assert.ok(tookMs < FREEZE.checkS * 500, `recovered ${tookMs} ms after the go (the next check was ${FREEZE.checkS * 1000 - (goAtMs - missing.receivedAtMs)} ms away)`);
 });
 
+test('sbd killed after telling missing, the heartbeat renewed while it is down: the next sbd tells the recovery, and not missing again', labOnly, async (t) => {
+  const beat = beatPath();
+  fs.writeFileSync(beat, 'working\n');
+  const go = `${beat}.go`;
+  const agent = `f = ${JSON.stringify(beat)}\nsubprocess.run(["touch", f])\nprint("ready", flush=True)\nwhile not os.path.exists(${JSON.stringify(go)}): time.sleep(0.1)\nwhile True:\n    subprocess.run(["touch", f]); time.sleep(1)\n`;
+  const s = await session(t, 'touch2', ['--heartbeat', beat], agent);
+  await incidentAfter('touch2', 'missing', s.readyAtMs, 40_000);
+  const before = Number(systemctl('show', '-P', 'MainPID', 'sbd.service').stdout.trim());
+  // SIGKILL: no orderly exit writes anything; Restart=on-failure starts the next sbd 2 s later
+  const killed = systemctl('kill', '-s', 'KILL', 'sbd.service');
+  assert.equal(killed.status, 0, `systemctl --user kill: ${killed.stderr}`);
+  const killedAtMs = Date.now();
+  fs.writeFileSync(go, ''); // renewed from now on, while sbd is down and starting
+  await waitFor(() => {
+    const pid = Number(systemctl('show', '-P', 'MainPID', 'sbd.service').stdout.trim());
+    return pid !== 0 && pid !== before && sbctl('status', '--json').status === 0;
+  }, 120_000, { what: 'the next sbd to answer' });
+  const recovered = await incidentAfter('touch2', 'recovered', killedAtMs, 60_000).catch((err) => {
+    throw new Error(`${err.message}\n${touchDiagnosis('touch2', beat, s.output(), killedAtMs)}`);
+  });
+  assert.match(recovered.message, /^session touch2 recovered \(was missing\)$/);
+  assert.equal(inc.of('touch2', 'missing').length, 1, 'missing told once, by the sbd that was killed');
+});
+
 /**
  * What was seen when a recovery did not come: the heartbeat's mtime against the wall clock, the
  * agent's output, every incident of the session with the wall and monotonic times it reached
