@@ -91,13 +91,20 @@ test('an agent that claims work beside MCP and language servers and stops writin
   assert.deepEqual(inc.of('idle1', 'silent'), [], 'not claiming work: missing, never silent');
 });
 
-test('a heartbeat renewed by `touch` is seen at once, not at the next check', labOnly, async (t) => {
+/**
+ * Session NAME whose agent claims work in its heartbeat, touches it once, waits for the test's go
+ * (the file's path + ".go"), then renews it by `touch` every second.
+ */
+async function touchingSession(t, name) {
   const beat = beatPath();
   fs.writeFileSync(beat, 'working\n');
   const go = `${beat}.go`;
-  // touches once, waits for the test's go, then renews by `touch` every second
   const agent = `f = ${JSON.stringify(beat)}\nsubprocess.run(["touch", f])\nprint("ready", flush=True)\nwhile not os.path.exists(${JSON.stringify(go)}): time.sleep(0.1)\nwhile True:\n    subprocess.run(["touch", f]); time.sleep(1)\n`;
-  const s = await session(t, 'touch1', ['--heartbeat', beat], agent);
+  return { beat, go, s: await session(t, name, ['--heartbeat', beat], agent) };
+}
+
+test('a heartbeat renewed by `touch` is seen at once, not at the next check', labOnly, async (t) => {
+  const { beat, go, s } = await touchingSession(t, 'touch1');
   const missing = await incidentAfter('touch1', 'missing', s.readyAtMs, 40_000);
   // the missing came at a check: the next one is checkS away
   await new Promise((r) => setTimeout(r, 300));
@@ -111,11 +118,7 @@ test('a heartbeat renewed by `touch` is seen at once, not at the next check', la
 });
 
 test('sbd killed after telling missing, the heartbeat renewed while it is down: the next sbd tells the recovery, and not missing again', labOnly, async (t) => {
-  const beat = beatPath();
-  fs.writeFileSync(beat, 'working\n');
-  const go = `${beat}.go`;
-  const agent = `f = ${JSON.stringify(beat)}\nsubprocess.run(["touch", f])\nprint("ready", flush=True)\nwhile not os.path.exists(${JSON.stringify(go)}): time.sleep(0.1)\nwhile True:\n    subprocess.run(["touch", f]); time.sleep(1)\n`;
-  const s = await session(t, 'touch2', ['--heartbeat', beat], agent);
+  const { beat, go, s } = await touchingSession(t, 'touch2');
   await incidentAfter('touch2', 'missing', s.readyAtMs, 40_000);
   const before = Number(systemctl('show', '-P', 'MainPID', 'sbd.service').stdout.trim());
   // SIGKILL: no orderly exit writes anything; Restart=on-failure starts the next sbd 2 s later
