@@ -67,6 +67,15 @@ function outputOf(pid: number): string | undefined {
   return undefined;
 }
 
+/** A session's step, told after the round's saves are durable. */
+interface Step {
+  session: Session;
+  tellings: Telling[];
+  agent: Agent | undefined;
+  /** Its open signals changed and were saved. */
+  saved: boolean;
+}
+
 export class FreezeWatch {
   private readonly states = new Map<string, FreezeState>();
   /** Each agent's /proc/PID/stat, held open while its session lasts. */
@@ -83,6 +92,8 @@ export class FreezeWatch {
     private readonly onError: (unit: string, err: Error, failed: number) => void = () => {},
     /** Keeps a session's open signals across a restart of sbd (undefined: none open); called when they change. */
     private readonly save: (unit: string, saved: SavedFreeze | undefined) => void = () => {},
+    /** Makes the saves so far durable: once per round (or check) that saved, before anything is told. */
+    private readonly commit: () => void = () => {},
   ) {
     this.timer = setInterval(() => this.sweep(), config.freeze.checkS * 1000);
     this.timer.unref();
@@ -99,6 +110,11 @@ export class FreezeWatch {
     const calm = new Map<string, boolean>();
     let failed = 0;
     let first: { unit: string; err: Error } | undefined;
+    const fail = (s: Session, err: unknown): void => {
+      failed++;
+      first ??= { unit: s.unit, err: err as Error };
+    };
+    const steps: Step[] = [];
     for (const s of this.sessions()) {
       try {
         const state = this.states.get(s.unit);
@@ -106,10 +122,18 @@ export class FreezeWatch {
           if (state !== undefined) this.states.set(s.unit, calmStep(state));
           continue;
         }
-        this.check(s);
+        steps.push(this.step(s));
       } catch (err) {
-        failed++;
-        first ??= { unit: s.unit, err: err as Error };
+        fail(s, err);
+      }
+    }
+    // one durable write for the round's changes, before any of them is told
+    if (steps.some((x) => x.saved)) this.commit();
+    for (const x of steps) {
+      try {
+        this.tellAll(x);
+      } catch (err) {
+        fail(x.session, err);
       }
     }
     for (const parent of this.parentCpu.keys()) if (!calm.has(parent)) this.parentCpu.delete(parent);
@@ -139,6 +163,17 @@ export class FreezeWatch {
 
   /** A check now (the heartbeat was written, say). */
   check(s: Session): void {
+    const x = this.step(s);
+    if (x.saved) this.commit();
+    this.tellAll(x);
+  }
+
+  private tellAll(x: Step): void {
+    for (const t of x.tellings) this.tell(x.session, t, x.agent);
+  }
+
+  /** One session's observation and step: its state kept, its open signals saved when they changed; nothing told yet. */
+  private step(s: Session): Step {
     const cfg = this.config.freeze;
     const state = this.states.get(s.unit) ?? initialFreeze();
     const agent = readAgent(s, this.stats);
@@ -150,8 +185,9 @@ export class FreezeWatch {
     const o: Observation = { ...partial, commandsOpen };
     const [next, tellings] = freezeStep(state, o, cfg);
     this.states.set(s.unit, next);
-    if (next.open.join() !== state.open.join()) this.save(s.unit, savedFreezeOf(next));
-    for (const t of tellings) this.tell(s, t, agent);
+    const saved = next.open.join() !== state.open.join();
+    if (saved) this.save(s.unit, savedFreezeOf(next));
+    return { session: s, tellings, agent, saved };
   }
 
   /** What a person needs besides the policy's facts, read only when something is told. */
@@ -193,7 +229,7 @@ export class FreezeWatch {
    * recovery is told by this sbd). `sameBoot`: the saved times are on this boot's monotonic clock.
    */
   restore(unit: string, saved: SavedFreeze, sameBoot: boolean): void {
-    this.states.set(unit, restoredFreeze(saved, sameBoot, monotonicMs()));
+    this.states.set(unit, restoredFreeze(saved, sameBoot, monotonicMs(), this.config.freeze.peggedForS * 1000));
   }
 
   forget(unit: string): void {

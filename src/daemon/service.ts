@@ -109,7 +109,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   });
   // Each session's entry holds the controller's record and the freeze watch's open signals
   // (state-record.ts): each part is saved on its own, the other kept.
-  const stateRecords = new StateRecords(saved, (unit, s) => stateWriter.save(unit, s), bootId);
+  const stateRecords = new StateRecords(saved, (unit, s, options) => stateWriter.save(unit, s, options), bootId);
   const save = (unit: string, s: SavedSession | undefined): void => stateRecords.saveActions(unit, s);
 
   const controller = new BrakeController({
@@ -129,6 +129,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
       const s = registry.get(unit);
       if (s) stateRecords.saveFreeze(unit, s.invocationId, open);
     },
+    () => stateWriter.flush(),
   );
   // the awake feed's held fd, where it has one: a storm's breaches move this file many times a second
   const oomKills = new OomKillWatch({ tell: (i) => incidents.tell(i), observeOnly: config.observeOnly, heldEventsLocal: (s) => feeds.get(s.unit)?.heldText('memory.events.local') });
@@ -263,7 +264,9 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
       }
     }
     const savedSession = saved[s.unit];
-    if (savedSession) controller.restore(s, feed, savedSession);
+    // a record of another invocation of the unit means nothing for this session
+    if (savedSession && savedSession.invocationId !== s.invocationId) stateRecords.drop(s.unit);
+    else if (savedSession) controller.restore(s, feed, savedSession);
     if (savedSession?.freeze && savedSession.invocationId === s.invocationId) freeze.restore(s.unit, savedSession.freeze, savedSession.bootId !== undefined && savedSession.bootId === bootId());
     reaper.watch(s);
     slices.watch(s);

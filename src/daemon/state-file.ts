@@ -72,12 +72,12 @@ const savedSessionSchema = z.object({
       brakeBytes: bytes,
     })
     .optional(),
-  freeze: z
-    .object({
-      open: z.array(z.enum(['pegged', 'missing', 'silent'])).min(1),
-      busySinceMs: z.number().optional(),
-    })
-    .optional(),
+});
+// Checked apart: a freeze part this sbd cannot read (a newer sbd's signal, say) is dropped alone,
+// never the deadline or the stop under way beside it.
+const savedFreezeSchema = z.object({
+  open: z.array(z.enum(['pegged', 'missing', 'silent'])).min(1),
+  busySinceMs: z.number().optional(),
 });
 
 /** $XDG_STATE_HOME/sessionbrake/state.json (default ~/.local/state). */
@@ -117,15 +117,25 @@ export function loadState(file: string, onBad: (why: string) => void): SavedStat
   }
   const state: SavedState = {};
   const bad: Record<string, unknown> = {};
+  const issues = (e: z.ZodError): string => e.issues.map((i) => `${i.path.length ? i.path.join('.') : 'the entry'}: ${i.message}`).join('; ');
   for (const [unit, entry] of Object.entries(v)) {
     const r = savedSessionSchema.safeParse(entry);
     if (r.success) {
-      state[unit] = r.data as SavedSession;
+      const saved = r.data as SavedSession;
+      const freeze = (entry as { freeze?: unknown }).freeze;
+      if (freeze !== undefined) {
+        const f = savedFreezeSchema.safeParse(freeze);
+        if (f.success) saved.freeze = f.data.busySinceMs === undefined ? { open: f.data.open } : { open: f.data.open, busySinceMs: f.data.busySinceMs };
+        else {
+          bad[unit] = { freeze };
+          onBad(`${file}: entry "${unit}": its freeze signals are dropped (freeze.${issues(f.error)}); the rest of it is kept, kept in ${file}.bad`);
+        }
+      }
+      state[unit] = saved;
       continue;
     }
     bad[unit] = entry;
-    const what = r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'the entry'}: ${i.message}`).join('; ');
-    onBad(`${file}: entry "${unit}" set aside (${what}); kept in ${file}.bad, that session starts afresh`);
+    onBad(`${file}: entry "${unit}" set aside (${issues(r.error)}); kept in ${file}.bad, that session starts afresh`);
   }
   if (Object.keys(bad).length > 0) setAside(() => fs.writeFileSync(`${file}.bad`, `${JSON.stringify(bad)}\n`, { mode: 0o600 }));
   return state;

@@ -16,7 +16,8 @@ export class StateRecords {
   constructor(
     /** The state as loaded: each entry's parts are kept until their owner saves them anew. */
     loaded: SavedState,
-    private readonly write: (unit: string, s: SavedSession | undefined) => void,
+    /** `batched`: written by the caller's next flush, before it goes on (StateWriter.save). */
+    private readonly write: (unit: string, s: SavedSession | undefined, options?: { batched: boolean }) => void,
     /** This boot's id, for an entry that holds the freeze watch's part alone. */
     private readonly bootId: () => string | undefined,
   ) {
@@ -37,11 +38,17 @@ export class StateRecords {
     this.flush(unit);
   }
 
-  /** The freeze watch's part of the session `invocationId` (undefined: nothing open). */
+  /**
+   * The freeze watch's part of the session `invocationId` (undefined: nothing open), batched: the
+   * watch flushes the file once for its round before it tells. A controller part of another
+   * invocation of the unit is dropped.
+   */
   saveFreeze(unit: string, invocationId: string, saved: SavedFreeze | undefined): void {
     if (saved === undefined) this.freeze.delete(unit);
     else this.freeze.set(unit, { invocationId, saved });
-    this.flush(unit);
+    const a = this.actions.get(unit);
+    if (a !== undefined && a.invocationId !== invocationId) this.actions.delete(unit);
+    this.flush(unit, true);
   }
 
   /** The session is over: its whole entry goes. */
@@ -51,13 +58,13 @@ export class StateRecords {
     this.write(unit, undefined);
   }
 
-  private flush(unit: string): void {
+  private flush(unit: string, batched = false): void {
     const a = this.actions.get(unit);
     const f = this.freeze.get(unit);
-    if (f === undefined) return this.write(unit, a !== undefined && hasActions(a) ? a : undefined);
+    if (f === undefined) return this.write(unit, a !== undefined && hasActions(a) ? a : undefined, { batched });
     const boot = this.bootId();
     const base: Actions = a !== undefined && a.invocationId === f.invocationId ? a : { invocationId: f.invocationId, ...(boot !== undefined ? { bootId: boot } : {}) };
-    this.write(unit, { ...base, freeze: f.saved });
+    this.write(unit, { ...base, freeze: f.saved }, { batched });
   }
 }
 

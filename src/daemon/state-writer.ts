@@ -56,7 +56,7 @@ export class StateWriter {
   }
 
   /** Set (or with undefined, drop) one session's record. */
-  save(unit: string, s: SavedSession | undefined): void {
+  save(unit: string, s: SavedSession | undefined, { batched = false }: { batched?: boolean } = {}): void {
     const json = JSON.stringify(s ?? null);
     if ((this.asked.get(unit) ?? 'null') === json) return;
     this.asked.set(unit, json);
@@ -64,7 +64,8 @@ export class StateWriter {
     if (s === undefined) delete this.state[unit];
     else this.state[unit] = s;
     this.dirty = true;
-    if (mustWriteNow(before, s)) return this.flush();
+    // batched: the caller flushes once for many such changes before it goes on (the freeze watch's round)
+    if (mustWriteNow(before, s) && !batched) return this.flush();
     if (this.timer === undefined) {
       const t = (this.deps.setTimer ?? setTimeout)(() => {
         this.timer = undefined;

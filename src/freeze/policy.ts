@@ -81,21 +81,32 @@ export interface SavedFreeze {
   busySinceMs?: number;
 }
 
-/** The part of `state` a restart must keep; undefined when nothing is open (pure). */
+/**
+ * The part of `state` a restart must keep; undefined when nothing is open (pure). The busy streak
+ * only while pegged is open: then a calm interval closes pegged, and so saves again, and the
+ * streak saved is never stale; with pegged not open it may have ended since.
+ */
 export function savedFreezeOf(state: FreezeState): SavedFreeze | undefined {
   if (state.open.length === 0) return undefined;
-  return state.busySinceMs === undefined ? { open: [...state.open] } : { open: [...state.open], busySinceMs: state.busySinceMs };
+  const since = state.open.includes('pegged') ? state.busySinceMs : undefined;
+  return since === undefined ? { open: [...state.open] } : { open: [...state.open], busySinceMs: since };
 }
 
 /**
  * The state of a session after a restart, from what its predecessor saved (pure). Its signals stay
  * open: the first check tells nothing again when they still hold, and tells the recovery when not
  * (missing and silent are judged on the heartbeat at once). Pegged goes on from its busy streak,
- * on this boot only (`sameBoot`: the times are this boot's monotonic clock); the time sbd was down
- * counts as busy, and the first calm interval ends it. Reminders count from `nowMs`.
+ * on this boot only (`sameBoot`: the times are this boot's monotonic clock), the time sbd was down
+ * counted as busy; a streak it cannot trust (another boot's, one from the future, none saved)
+ * is taken as just long enough (`peggedForMs`). Either way only a measured calm interval ends it,
+ * never the first check, which has no interval yet. Reminders count from `nowMs`.
  */
-export function restoredFreeze(saved: SavedFreeze, sameBoot: boolean, nowMs: number): FreezeState {
-  const busySinceMs = sameBoot && saved.busySinceMs !== undefined && saved.busySinceMs <= nowMs ? saved.busySinceMs : undefined;
+export function restoredFreeze(saved: SavedFreeze, sameBoot: boolean, nowMs: number, peggedForMs: number): FreezeState {
+  let busySinceMs: number | undefined;
+  if (saved.open.includes('pegged')) {
+    const trusted = sameBoot && saved.busySinceMs !== undefined && saved.busySinceMs <= nowMs;
+    busySinceMs = trusted ? saved.busySinceMs : nowMs - peggedForMs;
+  }
   return { ...initialFreeze(), open: [...saved.open], busySinceMs, lastToldMs: nowMs };
 }
 

@@ -112,8 +112,8 @@ test("one session whose check throws is told once a round and skipped; the other
   const errors = [];
   const checked = [];
   const w = new FreezeWatch(parseConfig({ freeze: FAST }, 'test'), { tell: () => {} }, () => [bad, good], (unit, err, failed) => errors.push([unit, err.message, failed]));
-  const check = w.check.bind(w);
-  w.check = (s) => { checked.push(s.unit); return check(s); };
+  const step = w.step.bind(w); // each session's step in the round (check's too)
+  w.step = (s) => { checked.push(s.unit); return step(s); };
   t.after(() => w.stop());
   t.mock.timers.tick(1000);
   t.mock.timers.tick(1000);
@@ -176,8 +176,9 @@ test('the open signals are saved as they change, and a restarted watch given the
   const cfg = parseConfig({ freeze: { checkS: 600, missingAfterS: 10 } }, 'test');
   const told = [];
   const saves = [];
+  const order = [];
   const watchOf = () => {
-    const w = new FreezeWatch(cfg, { tell: (i) => told.push(i) }, () => [s], undefined, (unit, open) => saves.push([unit, open]));
+    const w = new FreezeWatch(cfg, { tell: (i) => { told.push(i); order.push(`tell ${i.type}`); } }, () => [s], undefined, (unit, open) => { saves.push([unit, open]); order.push('save'); }, () => order.push('commit'));
     t.after(() => w.stop());
     return w;
   };
@@ -196,4 +197,13 @@ test('the open signals are saved as they change, and a restarted watch given the
   second.check(s);
   assert.deepEqual(told.map((i) => i.type), ['missing', 'recovered']);
   assert.deepEqual(saves.at(-1), ['t.scope', undefined], 'nothing open: the saved part goes');
+  assert.deepEqual(order, ['save', 'commit', 'tell missing', 'save', 'commit', 'tell recovered'], 'durable before told; a check that saved nothing commits nothing');
+  // a round (sweep) of a fresh watch over a stale heartbeat: one commit for the round, before the telling
+  fs.utimesSync(beat, old, old);
+  const third = watchOf();
+  order.length = 0;
+  third.sweep();
+  assert.deepEqual(order, ['save', 'commit', 'tell missing']);
+  third.sweep();
+  assert.deepEqual(order, ['save', 'commit', 'tell missing'], 'a round that saved nothing commits nothing');
 });

@@ -41,20 +41,22 @@ test('entries are checked one by one: a bad one is set aside with a warning nami
     'odd-deadline.scope': { invocationId: 'ef', deadline: { startedAtMs: 'soon' } },
     'odd-stop.scope': { invocationId: 'ef', stop: { name: 'x', processes: [{ pid: -1 }], killDueAtMs: 5, brakeBytes: 1 } },
     'not-an-object.scope': 7,
-    'odd-freeze.scope': { invocationId: 'ef', freeze: { open: ['asleep'] } },
   };
-  fs.writeFileSync(file, JSON.stringify({ 'a.scope': good, 'b.scope': stopping, ...bad }));
+  // a freeze part it cannot read is dropped alone: the deadline beside it is kept
+  const oddFreeze = { invocationId: 'gh', deadline: { startedAtMs: 1, endsAtMs: 2, currentAtStart: 3 }, freeze: { open: ['asleep'] } };
+  fs.writeFileSync(file, JSON.stringify({ 'a.scope': good, 'b.scope': stopping, ...bad, 'odd-freeze.scope': oddFreeze }));
   const said = [];
   const state = loadState(file, (why) => said.push(why));
-  assert.deepEqual(state, { 'a.scope': { ...good, originalHigh: Infinity }, 'b.scope': stopping });
+  assert.deepEqual(state, { 'a.scope': { ...good, originalHigh: Infinity }, 'b.scope': stopping, 'odd-freeze.scope': { invocationId: 'gh', deadline: oddFreeze.deadline } });
   assert.equal(said.length, 5, said.join('\n'));
+  assert.match(said.find((s) => s.includes('odd-freeze')) ?? '', /its freeze signals are dropped \(freeze\.open\.0: .+\); the rest of it is kept/);
   for (const unit of Object.keys(bad)) {
     const line = said.find((s) => s.includes(`"${unit}"`));
     assert.ok(line, `a warning names ${unit}: ${said.join('\n')}`);
     assert.ok(line.includes(file), `the warning names the file: ${line}`);
   }
   assert.match(said.find((s) => s.includes('odd-deadline')) ?? '', /deadline\.startedAtMs/, 'and says what is wrong in it');
-  assert.deepEqual(JSON.parse(fs.readFileSync(`${file}.bad`, 'utf8')), bad, 'the bad entries are kept aside, not lost');
+  assert.deepEqual(JSON.parse(fs.readFileSync(`${file}.bad`, 'utf8')), { ...bad, 'odd-freeze.scope': { freeze: oddFreeze.freeze } }, 'the bad entries and parts are kept aside, not lost');
 });
 
 test('a save reaches the disk: the temporary file is fsynced before the rename, the directory after it', (t) => {

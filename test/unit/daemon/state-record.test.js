@@ -8,8 +8,8 @@ const { StateRecords } = require('../../../dist/daemon/state-record.js');
 function records(loaded = {}) {
   const written = [];
   const state = {};
-  const r = new StateRecords(loaded, (unit, s) => {
-    written.push([unit, s]);
+  const r = new StateRecords(loaded, (unit, s, options) => {
+    written.push([unit, s, options?.batched ?? false]);
     if (s === undefined) delete state[unit];
     else state[unit] = s;
   }, () => 'boot-1');
@@ -44,7 +44,16 @@ test('a new invocation of the unit: the controller part of the old one is not me
   const old = records({ 'a.scope': { invocationId: 'inv-old', deadline } });
   old.r.saveFreeze('a.scope', 'inv-new', { open: ['missing'] });
   assert.deepEqual(old.state['a.scope'], { invocationId: 'inv-new', bootId: 'boot-1', freeze: { open: ['missing'] } });
+  old.r.saveFreeze('a.scope', 'inv-new', undefined);
+  assert.equal(old.state['a.scope'], undefined, "the old invocation's deadline does not come back");
   const stale = records({ 'a.scope': { invocationId: 'inv-old', freeze: { open: ['missing'] } } });
   stale.r.saveActions('a.scope', { invocationId: 'inv-new', deadline });
   assert.deepEqual(stale.state['a.scope'], { invocationId: 'inv-new', deadline });
+});
+
+test("the freeze watch's saves are batched (the watch flushes once a round, before telling); the controller's are not", () => {
+  const { r, written } = records();
+  r.saveFreeze('a.scope', 'inv-a', { open: ['missing'] });
+  r.saveActions('b.scope', { invocationId: 'inv-b', deadline });
+  assert.deepEqual(written.map(([unit, , batched]) => [unit, batched]), [['a.scope', true], ['b.scope', false]]);
 });

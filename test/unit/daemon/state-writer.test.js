@@ -94,3 +94,14 @@ test('mustWriteNow: a deadline alone may wait; what records an action may not', 
   assert.equal(mustWriteNow(told, { ...told, freeze: { open: ['missing', 'pegged'], busySinceMs: 1 } }), true, 'another signal joins');
   assert.equal(mustWriteNow(told, { ...told, deadline: d.deadline }), false, 'a deadline beside unchanged signals');
 });
+
+test('a batched save is written by the next flush, not at once', () => {
+  const writes = [];
+  const w = new StateWriter({}, { write: (state) => writes.push(JSON.parse(JSON.stringify(state))), onError: (err) => assert.fail(err), setTimer: () => ({}), clearTimer: () => {} });
+  w.save('a.scope', { invocationId: 'x', freeze: { open: ['missing'] } }, { batched: true });
+  assert.equal(writes.length, 0, 'batched: waits for the flush');
+  w.flush();
+  assert.deepEqual(writes, [{ 'a.scope': { invocationId: 'x', freeze: { open: ['missing'] } } }]);
+  w.save('b.scope', { invocationId: 'y', freeze: { open: ['silent'] } });
+  assert.equal(writes.length, 2, 'not batched: at once');
+});

@@ -6,6 +6,7 @@ const { freezeStep, initialFreeze, heartbeatAge, processViewNeeded, savedFreezeO
 const { parseConfig } = require('../../../dist/config/load.js');
 
 const cfg = parseConfig({}, 'defaults').freeze; // checks every 60 s; pegged 0.75 for 300 s; missing 180 s; silent 1800 s
+const PEGGED_MS = cfg.peggedForS * 1000;
 
 /**
  * Observations one check (60 s) apart. `cpu`: the agent's own share of a core in the interval
@@ -155,22 +156,35 @@ test('after a restart: a signal told before it stays open, is not told again, an
   const saved = savedFreezeOf({ ...initialFreeze(), open: ['missing'], busySinceMs: undefined });
   assert.deepEqual(saved, { open: ['missing'] });
   // still stale after the restart: nothing told; then written: recovered
-  const still = run([{ cpu: 0, beat: -200_000 }, { cpu: 0, beat: -200_000 }, { cpu: 0, beat: 100_000 }], restoredFreeze(saved, true, 0));
+  const still = run([{ cpu: 0, beat: -200_000 }, { cpu: 0, beat: -200_000 }, { cpu: 0, beat: 100_000 }], restoredFreeze(saved, true, 0, PEGGED_MS));
   assert.deepEqual(kinds(still.told), ['', '', 'recovered']);
   // renewed while sbd was down: the first check tells the recovery (a fresh state would tell nothing at all)
-  assert.deepEqual(kinds(run([{ cpu: 0, beat: -1000 }], restoredFreeze(saved, true, 0)).told), ['recovered']);
+  assert.deepEqual(kinds(run([{ cpu: 0, beat: -1000 }], restoredFreeze(saved, true, 0, PEGGED_MS)).told), ['recovered']);
   assert.deepEqual(kinds(run([{ cpu: 0, beat: -1000 }]).told), [''], 'without the saved signal nothing would ever say it recovered');
 });
 
 test('after a restart: pegged goes on from its saved busy streak until a calm interval; on another boot, or a streak from the future, it does not', () => {
   const saved = savedFreezeOf({ ...initialFreeze(), open: ['pegged'], busySinceMs: -400_000 });
   assert.deepEqual(saved, { open: ['pegged'], busySinceMs: -400_000 });
-  const { told } = run([{ cpu: 0.9 }, { cpu: 0.9 }, { cpu: 0.1 }], restoredFreeze(saved, true, 0));
+  const { told } = run([{ cpu: 0.9 }, { cpu: 0.9 }, { cpu: 0.1 }], restoredFreeze(saved, true, 0, PEGGED_MS));
   assert.deepEqual(kinds(told), ['', '', 'recovered'], 'still spinning: held, not told again; calm: recovered');
-  assert.equal(restoredFreeze(saved, false, 0).busySinceMs, undefined, "another boot's monotonic clock");
-  assert.equal(restoredFreeze({ open: ['pegged'], busySinceMs: 5000 }, true, 0).busySinceMs, undefined, 'a streak that began after now');
+  // a streak it cannot trust is taken as just long enough: held until a measured calm interval
+  assert.equal(restoredFreeze(saved, false, 0, PEGGED_MS).busySinceMs, -PEGGED_MS, "another boot's monotonic clock");
+  assert.equal(restoredFreeze({ open: ['pegged'], busySinceMs: 5000 }, true, 0, PEGGED_MS).busySinceMs, -PEGGED_MS, 'a streak that began after now');
+  assert.equal(restoredFreeze({ open: ['pegged'] }, true, 0, PEGGED_MS).busySinceMs, -PEGGED_MS, 'none saved');
+  assert.deepEqual(kinds(run([{ cpu: 0.9 }, { cpu: 0.9 }, { cpu: 0.1 }], restoredFreeze(saved, false, 0, PEGGED_MS)).told), ['', '', 'recovered'], 'untrusted: no recovery told before an interval was measured');
   // reminders count from the restore, not from the predecessor's last telling
   const hour = 3_600_000;
-  const [, reminded] = freezeStep(restoredFreeze({ open: ['missing'] }, true, 10 * hour), { atMs: 10 * hour + 60_000, agentCpuMs: 0, heartbeat: { mtimeMs: 0, ageMs: 10 * hour }, claimsWorking: false, commandsOpen: 1 }, cfg);
+  const [, reminded] = freezeStep(restoredFreeze({ open: ['missing'] }, true, 10 * hour, PEGGED_MS), { atMs: 10 * hour + 60_000, agentCpuMs: 0, heartbeat: { mtimeMs: 0, ageMs: 10 * hour }, claimsWorking: false, commandsOpen: 1 }, cfg);
   assert.deepEqual(reminded, []);
+});
+
+test('after a restart: a busy streak is kept only with pegged open, so a streak that ended under an open missing is never told pegged', () => {
+  // busy from 60 s, missing open at 180 s, calm from 300 s (the streak ends, missing stays open: no save)
+  assert.deepEqual(savedFreezeOf({ ...initialFreeze(), open: ['missing'], busySinceMs: 60_000 }), { open: ['missing'] }, 'not saved beside missing alone');
+  assert.deepEqual(savedFreezeOf({ ...initialFreeze(), open: ['missing', 'pegged'], busySinceMs: 60_000 }), { open: ['missing', 'pegged'], busySinceMs: 60_000 });
+  // an older record with a streak beside missing alone: not taken up; calm agent, old heartbeat: nothing told
+  const restored = restoredFreeze({ open: ['missing'], busySinceMs: -400_000 }, true, 0, PEGGED_MS);
+  assert.equal(restored.busySinceMs, undefined);
+  assert.deepEqual(kinds(run([{ cpu: 0, beat: -500_000 }, { cpu: 0, beat: -500_000 }], restored).told), ['', '']);
 });
