@@ -91,7 +91,7 @@ export class FreezeWatch {
     /** A round's failed checks: the first one's unit and error, and how many failed. */
     private readonly onError: (unit: string, err: Error, failed: number) => void = () => {},
     /** Keeps a session's open signals across a restart of sbd (undefined: none open); called when they change. */
-    private readonly save: (unit: string, saved: SavedFreeze | undefined) => void = () => {},
+    private readonly save: (s: Session, saved: SavedFreeze | undefined) => void = () => {},
     /** Makes the saves so far durable: once per round (or check) that saved, before anything is told. */
     private readonly commit: () => void = () => {},
   ) {
@@ -186,7 +186,7 @@ export class FreezeWatch {
     const [next, tellings] = freezeStep(state, o, cfg);
     this.states.set(s.unit, next);
     const saved = next.open.join() !== state.open.join();
-    if (saved) this.save(s.unit, savedFreezeOf(next));
+    if (saved) this.save(s, savedFreezeOf(next));
     return { session: s, tellings, agent, saved };
   }
 

@@ -125,10 +125,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const reaper = new LeftoverReaper(config, incidents, (s, err) => log.warn({ unit: s.unit, err }, 'reaping leftovers failed'));
   const freeze = new FreezeWatch(config, incidents, () => registry.values(), (unit, err, failed) =>
     log.warn({ event: 'freeze-check-failed', unit, failed, err }, `the freeze check failed for ${failed} session${failed === 1 ? '' : 's'} (first ${unit}); they are checked again next round`),
-    (unit, open) => {
-      const s = registry.get(unit);
-      if (s) stateRecords.saveFreeze(unit, s.invocationId, open);
-    },
+    (s, open) => stateRecords.saveFreeze(s.unit, s.invocationId, open),
     () => stateWriter.flush(),
   );
   // the awake feed's held fd, where it has one: a storm's breaches move this file many times a second
@@ -266,8 +263,10 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     const savedSession = saved[s.unit];
     // a record of another invocation of the unit means nothing for this session
     if (savedSession && savedSession.invocationId !== s.invocationId) stateRecords.drop(s.unit);
-    else if (savedSession) controller.restore(s, feed, savedSession);
-    if (savedSession?.freeze && savedSession.invocationId === s.invocationId) freeze.restore(s.unit, savedSession.freeze, savedSession.bootId !== undefined && savedSession.bootId === bootId());
+    else if (savedSession) {
+      controller.restore(s, feed, savedSession);
+      if (savedSession.freeze) freeze.restore(s.unit, savedSession.freeze, savedSession.bootId !== undefined && savedSession.bootId === bootId());
+    }
     reaper.watch(s);
     slices.watch(s);
     oomKills.watch(s);

@@ -178,7 +178,7 @@ test('the open signals are saved as they change, and a restarted watch given the
   const saves = [];
   const order = [];
   const watchOf = () => {
-    const w = new FreezeWatch(cfg, { tell: (i) => { told.push(i); order.push(`tell ${i.type}`); } }, () => [s], undefined, (unit, open) => { saves.push([unit, open]); order.push('save'); }, () => order.push('commit'));
+    const w = new FreezeWatch(cfg, { tell: (i) => { told.push(i); order.push(`tell ${i.type}`); } }, () => [s], undefined, (session, open) => { saves.push([session.unit, open]); order.push('save'); }, () => order.push('commit'));
     t.after(() => w.stop());
     return w;
   };
