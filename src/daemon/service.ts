@@ -188,6 +188,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     watchFile: (file) => watch.add(file),
     unwatchFile: (file) => watch.remove(file),
     log,
+    adopting: () => registry.adopting !== undefined,
     observeVerdict: (v, sample) => {
       const scope = sliceEpisodeScope(v, sample);
       if (scope) metrics.metrics.episode(scope);

@@ -33,6 +33,8 @@ export interface SliceArbiterDeps {
   watchFile(file: string): void;
   unwatchFile(file: string): void;
   log: Logger;
+  /** sbd is adopting the sessions it found at its start: they join no slice anew (no join note). */
+  adopting?(): boolean;
   /** Every slice verdict, before the controller acts on it (sbd's metrics count the episodes). */
   observeVerdict?(verdict: SliceVerdict, sample: SliceSample): void;
 }
@@ -104,7 +106,12 @@ export class SliceArbiter {
   watch(s: Session): void {
     if (!this.deps.config.arbitration.enabled) return;
     this.unitByDir.set(s.cgroupDir, s.unit);
-    if (this.feeds.has(s.slice)) return;
+    const known = this.feeds.get(s.slice);
+    if (known) {
+      // a new session: where a slice's growth starts (SliceFeed.noteJoin)
+      if (!this.deps.adopting?.()) known.noteJoin();
+      return;
+    }
     const { log } = this.deps;
     const feed = new SliceFeed(s.slice, path.dirname(s.cgroupDir), {
       config: this.deps.config.detector,

@@ -119,13 +119,27 @@ const snapshot = (s: Pick<SliceSample, 'members'>): Record<string, number> => Ob
 export const BASELINE_SPAN_MS = 60_000;
 /** One snapshot per window is enough: the machine watch may tick much faster on a small machine. */
 export const SNAPSHOT_EVERY_MS = 2_000;
+/**
+ * A 2 s tick may run this much short of 2 s on sbd's clock: libuv times a repeating timer from its
+ * loop's cached time, read before the previous note took its own, so a strict 2 s skipped every
+ * other tick on a busy sbd and noted every 4 s. A tenth of the tick, far above that jitter.
+ */
+export const TICK_SLACK_MS = SNAPSHOT_EVERY_MS / 10;
+/**
+ * A member that joins the slice is noted at once, unless a note is younger than this: a new
+ * session is where growth starts, and a greedy build filled a 320 MiB brake within one 2 s tick
+ * of its scope's start (CI, guest 36). Half a second bounds a burst of new sessions (bench:storm
+ * makes 200 in 30 s) to two reads of the members a second.
+ */
+export const JOIN_NOTE_MIN_MS = 500;
 
 /** Remember the members' sizes at `atMs` (pure): snapshots older than the span are dropped, and
- * none is kept while the slice stands still (its baseline is already chosen). */
-export function noteMembers(s: SliceState, atMs: number, members: ReadonlyArray<{ path: string; currentBytes: number }>): SliceState {
+ * none is kept while the slice stands still (its baseline is already chosen), nor within
+ * `minGapMs` of the newest. */
+export function noteMembers(s: SliceState, atMs: number, members: ReadonlyArray<{ path: string; currentBytes: number }>, minGapMs = SNAPSHOT_EVERY_MS - TICK_SLACK_MS): SliceState {
   if (s.episode || s.hotWindows > 0) return s;
   const newest = s.history[s.history.length - 1];
-  if (newest && atMs - newest.atMs < SNAPSHOT_EVERY_MS && atMs >= newest.atMs) return s;
+  if (newest && atMs - newest.atMs < minGapMs && atMs >= newest.atMs) return s;
   const history = s.history.filter((h) => atMs - h.atMs <= BASELINE_SPAN_MS && h.atMs < atMs);
   history.push({ atMs, members: snapshot({ members: members as MemberSample[] }) });
   return { ...s, history };

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { CgroupGoneError, readCurrentBytes } from '../cgroup/read';
 import type { DetectorConfig } from '../config/schema';
 import { type NativeError, PsiTrigger, type PsiTriggerSpec } from '../native';
-import { BASELINE_SPAN_MS, type MemberSample, SNAPSHOT_EVERY_MS, type SliceLimits, type SliceSample, type SliceState, type SliceVerdict, initialSliceState, membersPressureNeeded, noteMembers, redateNote, stepSlice } from './detector';
+import { BASELINE_SPAN_MS, JOIN_NOTE_MIN_MS, type MemberSample, SNAPSHOT_EVERY_MS, TICK_SLACK_MS, type SliceLimits, type SliceSample, type SliceState, type SliceVerdict, initialSliceState, membersPressureNeeded, noteMembers, redateNote, stepSlice } from './detector';
 import { type MemberFigures, listMembers, readMembers, readSliceSample } from './read';
 
 export interface SliceFeedHost {
@@ -143,18 +143,37 @@ export class SliceFeed {
       const newest = this.state.history[this.state.history.length - 1];
       const now = this.host.now();
       const moved = this.notedTotal === undefined || Math.abs(total - this.notedTotal) >= SNAPSHOT_STEP_SHARE * this.host.limits.culpritMinGrowthBytes;
-      if (newest && (now - newest.atMs < SNAPSHOT_EVERY_MS || (!moved && now - newest.atMs < STEADY_SNAPSHOT_MS))) return;
+      if (newest && (now - newest.atMs < SNAPSHOT_EVERY_MS - TICK_SLACK_MS || (!moved && now - newest.atMs < STEADY_SNAPSHOT_MS - TICK_SLACK_MS))) return;
       // steady, and the same members: the last note's sizes stand (a listing, not a read of each)
       const redated = moved ? undefined : redateNote(this.state, now, (this.host.listMembers ?? listMembers)(this.dir));
       if (redated) {
         this.state = redated;
         return;
       }
-      const state = noteMembers(this.state, now, (this.host.readMembers ?? ((dir) => readMembers(dir, true)))(this.dir));
-      if (state !== this.state) this.notedTotal = total;
-      this.state = state;
+      this.noteNow(now, total);
     } catch {
       /* unreadable now (gone: its trigger says so): the next tick tries again */
+    }
+  }
+
+  /** Read the members' sizes and note them at `now` (unless noteMembers declines); `total` is the slice's memory.current read for it. */
+  private noteNow(now: number, total: number, minGapMs?: number): void {
+    const state = noteMembers(this.state, now, (this.host.readMembers ?? ((dir) => readMembers(dir, true)))(this.dir), minGapMs);
+    if (state !== this.state) this.notedTotal = total;
+    this.state = state;
+  }
+
+  /**
+   * A member joined the slice (a new session, not one adopted at sbd's start): its members are
+   * noted now (JOIN_NOTE_MIN_MS), so the baseline holds the others' sizes from before it grew.
+   * Nothing during an episode or a hot run (noteMembers).
+   */
+  noteJoin(): void {
+    if (this.stopped || this.state.episode) return;
+    try {
+      this.noteNow(this.host.now(), (this.host.readCurrent ?? readCurrentBytes)(this.dir), JOIN_NOTE_MIN_MS);
+    } catch {
+      /* unreadable now (gone: its trigger says so): the next tick notes */
     }
   }
 

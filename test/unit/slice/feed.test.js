@@ -206,3 +206,85 @@ test("a window's note counts as the last note: the slice falling back to the ear
   assert.equal(reads, 2, "back at the first note's total, 100 MiB from the window's note: moved, read");
   t.feed.stop();
 });
+
+/** A slice of an innocent and a greedy member on a fake clock, for the baseline's notes. */
+function innocentGreedyFeed(t) {
+  t.mock.timers.enable({ apis: ['setInterval'] });
+  const clock = { t: 0 };
+  const m = { innocent: 1 * MiB, greedy: 0, full: 0, highEvents: 0 };
+  const members = () => [{ path: 'innocent.scope', currentBytes: m.innocent, fullUs: m.full }, ...(m.greedy > 0 ? [{ path: 'greedy.scope', currentBytes: m.greedy, fullUs: m.full }] : [])];
+  const verdicts = [];
+  let fire = () => {};
+  const feed = new SliceFeed('nbr.slice', '/fake/nbr.slice', {
+    config: cfg,
+    limits: { reserveBytes: 1 * GiB, criticalAvailableShare: 0.05, culpritMinGrowthBytes: 64 * MiB },
+    onVerdict: (v) => verdicts.push(v),
+    onGone: () => {},
+    log: () => {},
+    now: () => clock.t,
+    machineShort: () => false,
+    armTrigger: (_file, _spec, cb) => { fire = () => cb('fired'); return { close: () => {}, unref: () => {} }; },
+    read: (_dir, atMs) => ({ atMs, currentBytes: m.innocent + m.greedy, highBytes: 320 * MiB, maxBytes: Infinity, anonBytes: m.innocent + m.greedy, shmemBytes: 0, highEvents: m.highEvents, maxEvents: 0,
+      memAvailableBytes: 4 * GiB, memTotalBytes: 8 * GiB, members: members() }),
+    readMembers: () => members(),
+    readCurrent: () => m.innocent + m.greedy,
+  });
+  /** The slice stalls for two windows; the culprit against the episode's baseline. */
+  const stall = (step) => {
+    fire();
+    for (let i = 0; i < 2; i++) {
+      m.full += 1_800_000; m.highEvents += 5;
+      step(2000);
+    }
+    const still = verdicts.find((v) => v.event === 'standing-still');
+    assert.ok(still, `the slice stands still (${verdicts.map((v) => v.event).join(', ')})`);
+    return { still, culprit: chooseCulprit(members(), still.episode.membersAtStart, 320 * MiB, 64 * MiB) };
+  };
+  return { feed, clock, m, stall };
+}
+
+test('a member that joins the slice is noted at once: the others settled before it grew are the baseline, even when it fills the brake within one tick (CI, guest 36 on Debian 12)', (t) => {
+  const { feed, clock, m, stall } = innocentGreedyFeed(t);
+  const step = (ms) => { clock.t += ms; t.mock.timers.tick(ms); };
+  feed.start(); // the innocent just started: noted at 1 MiB
+  clock.t = 1000; m.innocent = 179 * MiB; // it settles before the first tick
+  clock.t = 1500; m.greedy = 1 * MiB;
+  feed.noteJoin(); // the greedy one's scope appeared (sbd's 'added')
+  clock.t = 1900; m.greedy = 150 * MiB; // and it fills the brake before the tick
+  step(100); // the tick at 2 s: 329 MiB, no room left
+  const { still, culprit } = stall(step);
+  assert.deepEqual(still.episode.membersAtStart, { 'innocent.scope': 179 * MiB, 'greedy.scope': 1 * MiB }, 'the baseline: the note at the join');
+  assert.equal(culprit.culprit?.path, 'greedy.scope', culprit.why);
+  feed.stop();
+});
+
+test('a join note is taken at most every half second (a burst of new sessions reads the members twice a second, not once per session) and never during an episode', (t) => {
+  const { feed, clock, m, stall } = innocentGreedyFeed(t);
+  const step = (ms) => { clock.t += ms; t.mock.timers.tick(ms); };
+  feed.start();
+  clock.t = 300;
+  feed.noteJoin();
+  assert.equal(feed.state.history.length, 1, '300 ms after the last note: none');
+  clock.t = 600;
+  feed.noteJoin();
+  assert.equal(feed.state.history.length, 2, '600 ms after: noted');
+  m.innocent = 179 * MiB; m.greedy = 150 * MiB;
+  step(1400);
+  stall(step);
+  const notes = feed.state.history.length;
+  clock.t += 1000;
+  feed.noteJoin();
+  assert.equal(feed.state.history.length, notes, 'standing still: the baseline is chosen, nothing noted');
+  feed.stop();
+});
+
+test("a tick that runs a little short of 2 s on sbd's clock still notes (libuv times its ticks from the loop's cached time, taken before the note's own reading)", (t) => {
+  const { feed, clock, m } = innocentGreedyFeed(t);
+  feed.start(); // noted at 0
+  m.innocent = 179 * MiB;
+  clock.t = 1990; // the tick, 10 ms short on the monotonic clock
+  t.mock.timers.tick(2000);
+  assert.equal(feed.state.history.length, 2, 'the settled innocent noted at the first tick');
+  assert.equal(feed.state.history.at(-1).members['innocent.scope'], 179 * MiB);
+  feed.stop();
+});

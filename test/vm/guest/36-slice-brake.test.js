@@ -15,7 +15,7 @@ test("a slice's brake: the greedy's build is stopped, the innocent keeps working
   const still = await waitFor(() => inc.incidents.find((i) => i.type === 'slice-standing-still' && i.unit === 'nbr.slice'), 90_000, { what: 'the slice to stand still' });
   t.diagnostic(`slice-standing-still: ${still.message}`);
   assert.equal(still.cause, 'slice-brake');
-  assert.equal(still.culprit, 'greedy.scope', 'the greedy one is judged the culprit');
+  assert.equal(still.culprit, 'greedy.scope', `the greedy one is judged the culprit: ${still.message}`);
   assert.ok(['grew-most', 'above-fair-share'].includes(still.rule));
   const culprit = await inc.wait('greedy', 'culprit', 10_000);
   assert.match(culprit.message, /culprit of nbr\.slice/);
