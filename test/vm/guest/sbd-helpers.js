@@ -47,7 +47,7 @@ async function incidentCollector() {
   const incidents = [];
   bus.on('message', (msg) => {
     if (msg.type === dbus.MessageType.SIGNAL && msg.member === 'Incident' && msg.interface === 'dev.sessionbrake.Manager1' && sbdName.sent(msg)) {
-      incidents.push({ ...incidentFromBus(/** @type {any} */ (msg.body)), receivedAtMs: Date.now(), receivedMonoMs: performance.now() });
+      incidents.push({ ...incidentFromBus(/** @type {any} */ (msg.body)), receivedAtMs: Date.now(), receivedMonoMs: performance.now(), sender: msg.sender });
     }
   });
   await bus.call(new dbus.Message({
