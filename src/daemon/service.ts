@@ -19,10 +19,11 @@ import { StatusFigures } from './status-figures';
 import { AwakeFeeds, SessionFeed } from '../stall/feed';
 import { DbusUserManager } from '../systemd/user-manager';
 import { VERSION } from '../version';
-import { type BusService, claimServiceName, exportService } from './bus-service';
+import { claimServiceName, exportService } from './bus-service';
 import { recoverMonitors, startMonitors } from './monitors';
 import { BrakeController } from './controller';
 import { Incidents } from './incidents';
+import { EarlySignals } from './early-signals';
 import { FreezeWatch } from './freeze-watch';
 import { StateRecords } from './state-record';
 import { LeftoverReaper } from './leftovers';
@@ -63,7 +64,8 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const manager = await DbusUserManager.attach(bus);
   const registry = new SessionRegistry(manager, config.slices, recordsDir(env), (msg, fields) => log.warn(fields, msg));
   const incidents = new Incidents(log, incidentJournal(env, log)); // under journald, natively: no stdout line too
-  let busService: BusService | undefined;
+  // Told before READY (the adoption tells), signalled once the interface is exported (early-signals.ts).
+  const signals = new EarlySignals();
   // Prometheus metrics (issue 14): counted from incidents and verdicts, gauges read from sbd's
   // state when the textfile is written or /metrics is scraped. The view is filled in below.
   let view: (perSession: boolean) => SbdView = () => ({ sessions: [], monitors: [] });
@@ -74,7 +76,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   });
   incidents.onIncident((i) => {
     try {
-      busService?.emitIncident(i);
+      signals.emitIncident(i);
     } catch (err) {
       log.warn({ event: 'incident-not-signalled', unit: i.unit, err }, 'cannot send the Incident signal (the incident is in the journal)');
     }
@@ -86,7 +88,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     if (!notice) return;
     try {
       const entry = inbox.append(i.session, { atMs: i.atMs, from: 'sbd', kind: notice.kind, text: notice.text });
-      busService?.emitNotice(i.session, entry);
+      signals.emitNotice(i.session, entry);
     } catch (err) {
       log.warn({ event: 'inbox-not-written', session: i.session, err }, "cannot write the session's inbox");
     }
@@ -169,7 +171,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   watch.unref();
   // The agents' background work (issue 13): monitors, on the same watch and unit events.
   const monitorWiring = {
-    env, manager, registry, log, inbox, bus: () => busService,
+    env, manager, registry, log, inbox, bus: () => signals,
     watchFile: (file: string, options?: { entries?: boolean }) => watch.add(file, options),
     unwatchFile: (file: string) => void watch.remove(file),
     owner: { busName: (bus as unknown as { name?: string }).name ?? '', epoch: Date.now() },
@@ -376,7 +378,9 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
       process.exit(1);
     });
   }
-  busService = await exportService(bus, { health, sessions: sessionRows, slices: sliceRows, arbitratesSlices: () => config.arbitration.enabled }, monitors);
+  const busService = await exportService(bus, { health, sessions: sessionRows, slices: sliceRows, arbitratesSlices: () => config.arbitration.enabled }, monitors);
+  const early = signals.attach(busService, (err) => log.warn({ event: 'incident-not-signalled', err }, 'cannot send a signal told before READY (it is in the journal)'));
+  if (early > 0 || signals.dropped > 0) log.info({ event: 'early-signals', sent: early, dropped: signals.dropped }, `sent ${early} signal${early === 1 ? '' : 's'} told before READY${signals.dropped > 0 ? `; ${signals.dropped} older ones dropped (in the journal)` : ''}`);
   log.info({ event: 'ready', sessions: registry.size, adopting: registry.adopting, slices: config.slices, observeOnly: config.observeOnly, feed: feedMode(), version: VERSION }, 'sbd ready');
   notify('READY=1');
   updateStatus();
