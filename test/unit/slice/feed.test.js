@@ -120,41 +120,15 @@ test('observe notes the members when the slice moved a quarter of the minimum gr
 });
 
 test('the slice notes its members on its own 2 s tick, not the machine watch\'s: a member that filled the brake from nothing within 15 s is the culprit (CI, guest 36 on Debian 13)', (t) => {
-  t.mock.timers.enable({ apis: ['setInterval'] });
-  const clock = { t: 0 };
-  const m = { innocent: 1 * MiB, greedy: 0, full: 0, highEvents: 0 };
-  const members = () => [{ path: 'innocent.scope', currentBytes: m.innocent, fullUs: m.full }, ...(m.greedy > 0 ? [{ path: 'greedy.scope', currentBytes: m.greedy, fullUs: m.full }] : [])];
-  const verdicts = [];
-  let fire = () => {};
-  const feed = new SliceFeed('nbr.slice', '/fake/nbr.slice', {
-    config: cfg,
-    limits: { reserveBytes: 1 * GiB, criticalAvailableShare: 0.05, culpritMinGrowthBytes: 64 * MiB },
-    onVerdict: (v) => verdicts.push(v),
-    onGone: () => {},
-    log: () => {},
-    now: () => clock.t,
-    machineShort: () => false,
-    armTrigger: (_file, _spec, cb) => { fire = () => cb('fired'); return { close: () => {}, unref: () => {} }; },
-    read: (_dir, atMs) => ({ atMs, currentBytes: m.innocent + m.greedy, highBytes: 320 * MiB, maxBytes: Infinity, anonBytes: m.innocent + m.greedy, shmemBytes: 0, highEvents: m.highEvents, maxEvents: 0,
-      memAvailableBytes: 4 * GiB, memTotalBytes: 8 * GiB, members: members() }),
-    readMembers: () => members(),
-    readCurrent: () => m.innocent + m.greedy,
-  });
+  const { feed, clock, m, stall } = innocentGreedyFeed(t);
   const step = (ms) => { clock.t += ms; t.mock.timers.tick(ms); };
   feed.start(); // the innocent just started
   step(2000); m.innocent = 179 * MiB; // it settles
   step(2000); m.greedy = 10 * MiB; // the greedy one starts: 2 s later, well within the machine watch's 15 s
   step(2000); m.greedy = 150 * MiB; // and fills the slice's brake
-  fire(); // its trigger: the feed takes its windows on its own timer from now
-  m.full += 1_800_000; m.highEvents += 5;
-  step(2000);
-  m.full += 1_800_000; m.highEvents += 5;
-  step(2000);
-  const still = verdicts.find((v) => v.event === 'standing-still');
-  assert.ok(still, `the slice stands still (${verdicts.map((v) => v.event).join(', ')})`);
+  const { still, culprit } = stall(step); // its trigger: the feed takes its windows on its own timer from now
   assert.deepEqual(still.episode.membersAtStart, { 'innocent.scope': 179 * MiB }, 'the baseline: the innocent settled, before the greedy one grew');
-  const c = chooseCulprit(members(), still.episode.membersAtStart, 320 * MiB, 64 * MiB);
-  assert.equal(c.culprit?.path, 'greedy.scope', c.why);
+  assert.equal(culprit.culprit?.path, 'greedy.scope', culprit.why);
   feed.stop();
 });
 
