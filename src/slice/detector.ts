@@ -133,13 +133,18 @@ export const TICK_SLACK_MS = SNAPSHOT_EVERY_MS / 10;
  */
 export const JOIN_NOTE_MIN_MS = 500;
 
+/** Whether noteMembers would take a note at `atMs` (pure): asked before the members are read. */
+export function noteWanted(s: SliceState, atMs: number, minGapMs = SNAPSHOT_EVERY_MS - TICK_SLACK_MS): boolean {
+  if (s.episode || s.hotWindows > 0) return false;
+  const newest = s.history[s.history.length - 1];
+  return !(newest && atMs - newest.atMs < minGapMs && atMs >= newest.atMs);
+}
+
 /** Remember the members' sizes at `atMs` (pure): snapshots older than the span are dropped, and
  * none is kept while the slice stands still (its baseline is already chosen), nor within
  * `minGapMs` of the newest. */
 export function noteMembers(s: SliceState, atMs: number, members: ReadonlyArray<{ path: string; currentBytes: number }>, minGapMs = SNAPSHOT_EVERY_MS - TICK_SLACK_MS): SliceState {
-  if (s.episode || s.hotWindows > 0) return s;
-  const newest = s.history[s.history.length - 1];
-  if (newest && atMs - newest.atMs < minGapMs && atMs >= newest.atMs) return s;
+  if (!noteWanted(s, atMs, minGapMs)) return s;
   const history = s.history.filter((h) => atMs - h.atMs <= BASELINE_SPAN_MS && h.atMs < atMs);
   history.push({ atMs, members: snapshot({ members: members as MemberSample[] }) });
   return { ...s, history };

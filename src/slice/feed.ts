@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { CgroupGoneError, readCurrentBytes } from '../cgroup/read';
 import type { DetectorConfig } from '../config/schema';
 import { type NativeError, PsiTrigger, type PsiTriggerSpec } from '../native';
-import { BASELINE_SPAN_MS, JOIN_NOTE_MIN_MS, type MemberSample, SNAPSHOT_EVERY_MS, TICK_SLACK_MS, type SliceLimits, type SliceSample, type SliceState, type SliceVerdict, initialSliceState, membersPressureNeeded, noteMembers, redateNote, stepSlice } from './detector';
+import { BASELINE_SPAN_MS, JOIN_NOTE_MIN_MS, type MemberSample, SNAPSHOT_EVERY_MS, TICK_SLACK_MS, type SliceLimits, type SliceSample, type SliceState, type SliceVerdict, initialSliceState, membersPressureNeeded, noteMembers, noteWanted, redateNote, stepSlice } from './detector';
 import { type MemberFigures, listMembers, readMembers, readSliceSample } from './read';
 
 export interface SliceFeedHost {
@@ -169,9 +169,10 @@ export class SliceFeed {
    * Nothing during an episode or a hot run (noteMembers).
    */
   noteJoin(): void {
-    if (this.stopped || this.state.episode) return;
+    const now = this.host.now();
+    if (this.stopped || !noteWanted(this.state, now, JOIN_NOTE_MIN_MS)) return; // no read at all: a burst of joins reads twice a second
     try {
-      this.noteNow(this.host.now(), (this.host.readCurrent ?? readCurrentBytes)(this.dir), JOIN_NOTE_MIN_MS);
+      this.noteNow(now, (this.host.readCurrent ?? readCurrentBytes)(this.dir), JOIN_NOTE_MIN_MS);
     } catch {
       /* unreadable now (gone: its trigger says so): the next tick notes */
     }

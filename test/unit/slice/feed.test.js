@@ -235,10 +235,14 @@ test('a member that joins the slice is noted at once: the others settled before 
 test('a join note is taken at most every half second (a burst of new sessions reads the members twice a second, not once per session) and never during an episode', (t) => {
   const { feed, clock, m, stall } = innocentGreedyFeed(t);
   const step = (ms) => { clock.t += ms; t.mock.timers.tick(ms); };
+  let reads = 0;
+  const read = feed['host'].readMembers;
+  feed['host'].readMembers = (dir) => { reads++; return read(dir); };
   feed.start();
   clock.t = 300;
   feed.noteJoin();
   assert.equal(feed.state.history.length, 1, '300 ms after the last note: none');
+  assert.equal(reads, 1, 'and no read of the members for it');
   clock.t = 600;
   feed.noteJoin();
   assert.equal(feed.state.history.length, 2, '600 ms after: noted');
