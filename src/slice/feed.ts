@@ -143,7 +143,7 @@ export class SliceFeed {
       const newest = this.state.history[this.state.history.length - 1];
       const now = this.host.now();
       const moved = this.notedTotal === undefined || Math.abs(total - this.notedTotal) >= SNAPSHOT_STEP_SHARE * this.host.limits.culpritMinGrowthBytes;
-      if (newest && (now - newest.atMs < SNAPSHOT_EVERY_MS - TICK_SLACK_MS || (!moved && now - newest.atMs < STEADY_SNAPSHOT_MS - TICK_SLACK_MS))) return;
+      if (!noteWanted(this.state, now) || (newest && !moved && now - newest.atMs < STEADY_SNAPSHOT_MS - TICK_SLACK_MS)) return;
       // steady, and the same members: the last note's sizes stand (a listing, not a read of each)
       const redated = moved ? undefined : redateNote(this.state, now, (this.host.listMembers ?? listMembers)(this.dir));
       if (redated) {
