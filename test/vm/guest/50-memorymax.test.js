@@ -41,6 +41,16 @@ test('raises stop short of MemoryMax by the margin; the command is stopped by sb
     return line && JSON.parse(line);
   }, 60_000, { what: 'the agent to report its pids' });
 
+  // memory.high sampled from here to the stop's end: CI once saw the hog climb from the last
+  // raise to MemoryMax barely throttled (311 high events, an OOM kill), so a failure says whether
+  // the brake itself stood higher than the raises told
+  /** @type {Array<[number, number]>} */
+  const highs = [];
+  const startedAtMs = Date.now();
+  const sampler = setInterval(() => { try { highs.push([Date.now() - startedAtMs, Number(readCgroupFile(cgroupOf('mm50'), 'memory.high'))]); } catch { /* not there yet, or gone */ } }, 250);
+  t.after(() => clearInterval(sampler));
+  const highsSeen = () => [...new Set(highs.map(([, v]) => v))].map((v) => `${(v / MiB).toFixed(0)} MiB from +${((highs.find(([, x]) => x === v) ?? [0])[0] / 1000).toFixed(1)} s`).join(', ');
+
   const noRoom = await inc.wait('mm50', 'no-room', 180_000);
   assert.match(noRoom.message, /MemoryMax minus the margin allows 0 MiB more/);
   const raises = inc.of('mm50', 'brake-raised');
@@ -61,7 +71,9 @@ test('raises stop short of MemoryMax by the margin; the command is stopped by sb
   const dir = cgroupOf('mm50');
   const events = parseKeyed(readCgroupFile(dir, 'memory.events'));
   const peak = Number(readCgroupFile(dir, 'memory.peak'));
+  clearInterval(sampler);
   t.diagnostic(`memory.peak ${(peak / MiB).toFixed(1)} MiB of MemoryMax ${MAX / MiB} MiB; memory.events ${JSON.stringify(events)}`);
+  t.diagnostic(`memory.high sampled every 250 ms: ${highsSeen()}`);
   assert.equal(events.oom_kill, 0, 'no kernel OOM kill in the scope (memory.events oom_kill)');
   assert.ok(peak < MAX, 'the session never reached its MemoryMax');
   assert.deepEqual(inc.of('mm50', 'oom-kill'), []);
