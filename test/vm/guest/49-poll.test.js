@@ -50,10 +50,15 @@ async function waitOn(session, id, pred, ms, what) {
   try {
     return await waitFor(pred, ms, { what });
   } catch (err) {
-    const u = unitsOf(id);
-    const journal = spawnSync('journalctl', ['--user', '--no-pager', '-o', 'short-monotonic', '-n', '60', '-u', u.timer, '-u', u.service, '-u', 'sbd.service'], { encoding: 'utf8' });
-    throw new Error(`${/** @type {Error} */ (err).message}\nmonitor: ${JSON.stringify((await list(session)).find((m) => m.id === id))}\ntimer: ${show(u.timer, 'LoadState')} ${show(u.timer, 'ActiveState')}; service: ${show(u.service, 'LoadState')} ${show(u.service, 'ActiveState')}\njournal:\n${journal.stdout}${journal.stderr}`);
+    throw new Error(`${/** @type {Error} */ (err).message}\n${await diagnose(session, id)}`);
   }
+}
+/** What the monitor, its units, systemd and sbd say of monitor `id`: for a failure's message. */
+async function diagnose(session, id) {
+  const u = unitsOf(id);
+  const journal = spawnSync('journalctl', ['--user', '--no-pager', '-o', 'short-monotonic', '-n', '60', '-u', u.timer, '-u', u.service, '-u', 'sbd.service'], { encoding: 'utf8' });
+  const state = (unit) => `${show(unit, 'LoadState')} ${show(unit, 'ActiveState')} ${show(unit, 'SubState')} (Result ${show(unit, 'Result')})`;
+  return `monitor: ${JSON.stringify((await list(session)).find((m) => m.id === id))}\ntimer: ${state(u.timer)}; service: ${state(u.service)}\njournal:\n${journal.stdout}${journal.stderr}`;
 }
 
 test('poll: a timer plus service ticking into the inbox, backoff and suspension, timeout, stop, sbd\'s restart', labOnly, async (t) => {
@@ -76,7 +81,8 @@ test('poll: a timer plus service ticking into the inbox, backoff and suspension,
 
   // the timer, and its service of the session's slice with the session's marker
   const u = unitsOf(st.id);
-  assert.equal(show(u.timer, 'ActiveState'), 'active');
+  const timerState = show(u.timer, 'ActiveState');
+  if (timerState !== 'active') assert.fail(`the poll's timer is ${timerState}, not active, once created\n${await diagnose('poll1', st.id)}`);
   assert.equal(show(u.timer, 'Triggers'), u.service, 'the timer starts the poll\'s service');
   assert.equal(show(u.service, 'Slice'), 'sessions.slice');
   assert.match(show(u.service, 'Environment'), new RegExp(`SESSIONBRAKE_SESSION=poll1 SESSIONBRAKE_MONITOR=${st.id}`));
