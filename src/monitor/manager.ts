@@ -71,11 +71,23 @@ export class MonitorManager {
   }
 
   private corrupt: CorruptRecord[] = [];
+  /** The records as loadAll read them from disk, until apply has carried out their plan. */
+  private loaded = new Map<string, MonitorRecord>();
 
-  /** The records on disk (after a restart); what to do with them is recovery's (monitor/recovery.ts). */
+  /**
+   * The records on disk (after a restart) that this sbd does not hold already; what to do with
+   * them is recovery's (monitor/recovery.ts). Recovery waits for the sessions' adoption, which
+   * can outlast READY, and a monitor asked for meanwhile is on disk too: it is this sbd's own,
+   * running, not one from before the restart (taken for one, a new poll had its timer stopped
+   * to await confirmation, guest 49 under CI's load).
+   */
   loadAll(): { records: MonitorRecord[]; corrupt: number } {
-    const { records, corrupt } = loadRecords(this.host.recordsDir);
-    for (const r of records) this.records.set(r.id, r);
+    const { records: onDisk, corrupt } = loadRecords(this.host.recordsDir);
+    const records = onDisk.filter((r) => !this.records.has(r.id));
+    for (const r of records) {
+      this.records.set(r.id, r);
+      this.loaded.set(r.id, r);
+    }
     this.corrupt = corrupt;
     return { records, corrupt: corrupt.length };
   }
@@ -94,9 +106,12 @@ export class MonitorManager {
       // a notice the record's save came after says nothing new (the file may have been truncated since)
       return last !== undefined && last.notice > (r.toldNotice ?? 0) ? last : undefined;
     };
+    const loaded = this.loaded;
+    this.loaded = new Map();
     for (const { id, action, why } of plan.actions) {
       const r = this.records.get(id);
-      if (!r) continue;
+      // planned from the record as loaded: one saved since (a request's stop, say) is this sbd's now
+      if (!r || r !== loaded.get(id)) continue;
       switch (action) {
         case 'resume':
         case 'reuse': {

@@ -212,6 +212,43 @@ test('ssh missing on sbd\'s PATH, a poll\'s program missing: said, and the monit
   assert.deepEqual(s.started, []);
 });
 
+test('a poll asked for after READY, before recovery (adoption outlasted READY), is the new sbd\'s own: left running, its timer not stopped', async (t) => {
+  const s = setup(t);
+  const old = await s.m.start('fix', { type: 'poll', argv: ['cat', '/tmp/old'], intervalS: 10 });
+  s.m.close();
+  s.started.length = 0;
+  s.stopped.length = 0;
+  const again = new MonitorManager(s.host);
+  t.after(() => again.close());
+  // a request to the restarted sbd while it still adopts: its record is saved to disk at once
+  const fresh = await again.start('fix', { type: 'poll', argv: ['cat', '/tmp/new'], intervalS: 10 });
+  const { records, corrupt } = again.loadAll();
+  assert.deepEqual(records.map((r) => r.id), [old.id], 'only the record from before the restart is recovery\'s');
+  again.apply(planRecovery(records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), corrupt, Date.now()));
+  await settle(50);
+  const of = (id) => again.list('fix').find((r) => r.id === id);
+  assert.equal(of(fresh.id)?.lifecycle, 'running');
+  assert.equal(s.stopped.includes(`sb-monitor-${fresh.id}.timer`), false, 'the new poll\'s timer is not stopped');
+  assert.equal(s.units.get(`sb-monitor-${fresh.id}.timer`)?.activeState, 'active');
+  assert.equal(of(old.id)?.lifecycle, 'awaiting-confirmation', 'the poll from before the restart awaits confirmation as ever');
+});
+
+test('a record changed by a request between its loading and the plan\'s apply keeps the request\'s outcome', async (t) => {
+  const s = setup(t);
+  const old = await s.m.start('fix', { type: 'poll', argv: ['cat', '/tmp/old'], intervalS: 10 });
+  s.m.close();
+  const again = new MonitorManager(s.host);
+  t.after(() => again.close());
+  const { records, corrupt } = again.loadAll();
+  const plan = planRecovery(records.map((r) => ({ id: r.id, type: r.spec.type, lifecycle: r.lifecycle, sessionLive: true })), corrupt, Date.now());
+  await again.stop('fix', old.id); // the agent stopped it while recovery read the units
+  s.started.length = 0;
+  again.apply(plan);
+  await settle(50);
+  assert.equal(again.list('fix').find((r) => r.id === old.id)?.lifecycle, 'stopped');
+  assert.deepEqual(s.started, [], 'nothing started again');
+});
+
 test('after sbd restarts: a local poll awaits confirmation with its timer stopped; ssh resumes; restartPoll runs a poll again', async (t) => {
   const s = setup(t);
   const p = await s.m.start('fix', { type: 'poll', argv: ['cat', '/tmp/x'], intervalS: 10 });
