@@ -20,6 +20,13 @@ server = subprocess.Popen(["nohup", sys.executable, "-c", "import socket, time; 
 moved = subprocess.Popen(["systemd-run", "--user", "--scope", "--quiet", "--unit", f"moved-{os.getpid()}", "sleep", "600"], stdout=null, stderr=null)
 stubborn = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"])
 time.sleep(2)
+# the agent quits only once the stubborn one ignores SIGTERM (SigIgn bit 15 in its status): in a
+# loaded guest its python took longer than the 3 s the agent gave it, and SIGTERM ended it (CI)
+def ignores_term(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return any(l.startswith("SigIgn:") and int(l.split()[1], 16) & (1 << (signal.SIGTERM - 1)) for l in f)
+while not ignores_term(stubborn.pid):
+    time.sleep(0.1)
 print(json.dumps({"setsid": setsid.pid, "server": server.pid, "moved": moved.pid, "stubborn": stubborn.pid}), flush=True)
 time.sleep(1)
 print(json.dumps({"exitAtMs": time.time() * 1000}), flush=True)
