@@ -51,6 +51,16 @@ export const detectorSchema = z
     onsetHotWindows: z.number().int().min(1).default(3),
     /** Grace between standing still and stopping the biggest command: room for a raise to help. */
     graceS: seconds.default(180),
+    /**
+     * A deadline ends at once when the session is over its own brake with less than this left
+     * below its MemoryMax: at MemoryMax the kernel OOM-kills, and systemd 252 then stops the
+     * whole scope, agent and MCP servers with it. 64M, half of raise.maxMargin: a brake raised
+     * to the margin and holding does not trip it (bench/guest/overshoot-thp.sh, 20 s held at
+     * 640M: 22–26 MiB over it in small pages, 36–50 MiB with kernel 6.12 faulting 2 MiB huge
+     * pages), while a hog slipping past its brake as CI saw under load (95 MiB over in guest
+     * test 50, MemoryMax and an OOM kill in another run) is stopped with 64 MiB still to go.
+     */
+    nearMemoryMax: size.default(64 * 2 ** 20),
     /** A drop of memory.current this large since the deadline started is progress and ends it. */
     progressDrop: size.default(64 * 2 ** 20),
     /** Quiet time after we lower a brake: lowering a live cgroup's brake manufactures the very signal. */

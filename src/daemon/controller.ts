@@ -129,6 +129,14 @@ export class BrakeController {
       case 'deadline-expired':
         if (!b.stopping) this.background(session, 'stopping the biggest command', this.stopBiggest(session, feed, { evidence: v.window?.evidence, share: v.window?.share, anonShare: v.window?.anonShare }));
         break;
+      case 'near-memory-max':
+        // the grace cut short: the figures say how near the wall was
+        if (!b.stopping) {
+          const nearMax = { currentBytes: sample.currentBytes, highBytes: sample.highBytes, maxBytes: sample.maxBytes, leftBytes: sample.maxBytes - sample.currentBytes };
+          const because = `${formatSize(nearMax.leftBytes)} left below its MemoryMax ${formatSize(sample.maxBytes)}, ${formatSize(sample.currentBytes - sample.highBytes)} over its brake: the grace is cut short before the kernel's OOM killer takes the whole scope`;
+          this.background(session, 'stopping the biggest command', this.stopBiggest(session, feed, { evidence: v.window?.evidence, share: v.window?.share, anonShare: v.window?.anonShare, nearMemoryMax: nearMax, because }));
+        }
+        break;
       case 'cleared':
       case 'progress':
         b.expiryTold = false;
@@ -226,7 +234,8 @@ export class BrakeController {
       return;
     }
     const figures = { name: victim.name, pids: victim.pids, rssBytes: victim.rssBytes, brakeBytes: session.memoryHigh, sparedGit: victim.sparedGit, protectedPids: choice.protectedPids, ...why };
-    const telling = `stopping ${victim.name} (${victim.pids.length} process${victim.pids.length === 1 ? '' : 'es'}, ${formatSize(victim.rssBytes)}): SIGTERM now, SIGKILL after ${termToKillS} s`;
+    const because = typeof why.because === 'string' ? ` (${why.because})` : '';
+    const telling = `stopping ${victim.name} (${victim.pids.length} process${victim.pids.length === 1 ? '' : 'es'}, ${formatSize(victim.rssBytes)}): SIGTERM now, SIGKILL after ${termToKillS} s${because}`;
     if (this.deps.config.observeOnly) {
       if (!b.expiryTold) this.tell(session, 'will-stop', telling, figures);
       b.expiryTold = true;

@@ -91,7 +91,8 @@ export type Event =
   | 'standing-still'
   | 'progress'
   | 'cleared'
-  | 'deadline-expired';
+  | 'deadline-expired'
+  | 'near-memory-max';
 
 export interface Verdict {
   event: Event;
@@ -214,6 +215,9 @@ export function step(state: DetectorState, sample: DetectorSample, cfg: Detector
       s = { ...s, deadline: undefined, hotWindows: 0, onsetMs: undefined };
       return [s, verdict('progress', w, s, now)];
     }
+    // The wall outranks the grace, and a clear window too: over its brake this near MemoryMax,
+    // the brake is not holding, and the kernel's OOM kill would take the whole scope.
+    if (nearMemoryMax(sample, cfg)) return [s, verdict('near-memory-max', w, s, now)];
     if (w.kind === 'clear') {
       s = { ...s, deadline: undefined, hotWindows: 0, onsetMs: undefined };
       return [s, verdict('cleared', w, s, now)];
@@ -238,6 +242,14 @@ export function step(state: DetectorState, sample: DetectorSample, cfg: Detector
     return [s, s.onsetMs === undefined ? v : { ...v, onsetMs: s.onsetMs }];
   }
   return [s, verdict('window', w, s, now)];
+}
+
+/**
+ * Whether the session is over its own brake with less than detector.nearMemoryMax left below its
+ * MemoryMax (pure; never without one).
+ */
+export function nearMemoryMax(m: Pick<MemorySample, 'currentBytes' | 'highBytes' | 'maxBytes'>, cfg: Pick<DetectorConfig, 'nearMemoryMax'>): boolean {
+  return m.currentBytes > m.highBytes && m.maxBytes - m.currentBytes < cfg.nearMemoryMax; // no MemoryMax: Infinity, never near
 }
 
 /** After we lowered the session's brake ourselves: stay quiet for muteAfterLowerS. */

@@ -208,3 +208,19 @@ test('stop: SIGKILL does not wait on a stuck lift of the brake longer than LIFT_
   assert.ok(tookMs < GRACE_S * 1000 + LIFT_WAIT_MS + 1000, `killed ${tookMs} ms after SIGTERM`);
   await stopping;
 });
+
+test('near MemoryMax: the verdict stops the biggest command at once, and the will-stop says how near the wall was', async (t) => {
+  const agent = sleeper(t);
+  const build = sleeper(t);
+  const s = setup(t, [agent.pid, build.pid], agent.pid);
+  const sample = { atMs: monotonicMs(), currentBytes: 980 * MiB, highBytes: 896 * MiB, maxBytes: 1024 * MiB };
+  const v = { event: 'near-memory-max', state: 'standing-still', window: { evidence: ['own-high-moved'], share: 0.6, anonShare: 1 }, hotWindows: 2, deadlineRemainingMs: 170_000, explain: 'near-memory-max' };
+  s.c.onVerdict(/** @type {any} */ (s.session), /** @type {any} */ (s.feed), /** @type {any} */ (v), /** @type {any} */ (sample));
+  await waitFor('the stop to be told', () => s.of('subtree-stopped'));
+  const willStop = s.of('will-stop');
+  assert.deepEqual(willStop?.pids, [build.pid]);
+  assert.match(willStop.message, /\(44.0M left below its MemoryMax 1.00G, 84.0M over its brake: the grace is cut short/);
+  assert.deepEqual(willStop.nearMemoryMax, { currentBytes: 980 * MiB, highBytes: 896 * MiB, maxBytes: 1024 * MiB, leftBytes: 44 * MiB });
+  assert.deepEqual(await reaped(build), [null, 'SIGTERM']);
+  assert.ok(alive(agent), 'the agent lives on');
+});

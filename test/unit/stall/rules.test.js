@@ -262,3 +262,35 @@ test('a run whose cadence turns from onset windows to steady ones stands still o
   assert.equal(vs[3].event, 'window', 'a warm window, whatever the count: not standing still');
   assert.equal(vs[4].event, 'standing-still', 'the next hot one, the third of the run');
 });
+
+test('near MemoryMax: over its brake with less than nearMemoryMax left, a deadline ends at once', () => {
+  const MAX = 768 * MiB;
+  const s = session({ current: 640 * MiB, high: 640 * MiB });
+  const first = { ...s.first(), maxBytes: MAX };
+  const next = (o) => ({ ...s.next(o), maxBytes: MAX });
+  const hot = { share: 0.6, ownHigh: 50 };
+  const vs = run([first, next(hot), next(hot), next({ ...hot, grow: 60 * MiB }), next({ ...hot, grow: 5 * MiB }), next(hot)]);
+  assert.equal(vs[2].event, 'standing-still');
+  assert.equal(vs[3].event, 'window', '700 MiB: 68 MiB left, the grace runs');
+  assert.equal(vs[4].event, 'near-memory-max', '705 MiB: 63 MiB left, 65 MiB over the brake');
+  assert.ok(vs[4].deadlineRemainingMs > 170_000, 'long before the grace ends');
+  assert.equal(vs[5].event, 'near-memory-max', 'and again while it stays there');
+  // the wall outranks a clear window
+  const c = run([first, next(hot), next(hot), next({ share: 0, grow: 65 * MiB })]);
+  assert.equal(c[3].event, 'near-memory-max');
+});
+
+test('near MemoryMax: never without a MemoryMax, nor at or under the brake, nor with no deadline', () => {
+  const hot = { share: 0.6, ownHigh: 50 };
+  const noMax = session({ current: 700 * MiB, high: 640 * MiB });
+  assert.ok(!run([noMax.first(), noMax.next(hot), noMax.next(hot), noMax.next(hot)]).some((v) => v.event === 'near-memory-max'), 'no MemoryMax: the grace runs');
+  // a brake set by hand 32 MiB under MemoryMax, holding: not over it
+  const s = session({ current: 736 * MiB, high: 736 * MiB });
+  const withMax = (x) => ({ ...x, maxBytes: 768 * MiB });
+  const held = run([withMax(s.first()), withMax(s.next(hot)), withMax(s.next(hot)), withMax(s.next(hot))]);
+  assert.deepEqual(held.map((v) => v.event), ['first-sample', 'window', 'standing-still', 'window']);
+  // no deadline (one hot window, then warm): the rule is the deadline's, it starts nothing
+  const t = session({ current: 720 * MiB, high: 640 * MiB });
+  const early = run([withMax(t.first()), withMax(t.next(hot)), withMax(t.next({ share: 0.15 }))]);
+  assert.deepEqual(early.map((v) => v.event), ['first-sample', 'window', 'window']);
+});
