@@ -29,17 +29,27 @@ function kernelLog() {
   }
 }
 
-test('raises stop short of MemoryMax by the margin; the command is stopped by sbd, never OOM-killed', labOnly, async (t) => {
-  // room on the machine: a small reserve (the guest has 2 GiB); a short grace
-  await startSbd({ detector: { graceS: 10 }, raise: { reserve: '256M' }, stop: { termToKillS: 5 } });
-  const inc = await incidentCollector();
-  t.after(() => { inc.close(); stopSessions('mm50'); });
-  const s = runSession('mm50', ['--memory-high', '64M', '--memory-max', '768M', '--swap-max', '0'],
+/**
+ * A session under MemoryMax 768M, no swap, whose agent runs a 1.5 GiB stress-ng hog; resolves once
+ * the agent has told its pids (agent, mcp, build).
+ * @param {string} name @param {string} memoryHigh
+ */
+async function hogSession(name, memoryHigh) {
+  const s = runSession(name, ['--memory-high', memoryHigh, '--memory-max', '768M', '--swap-max', '0'],
     [process.execPath, path.join(__dirname, 'fixtures/agent.js'), 'stress-ng', '--temp-path', '/tmp', '--vm', '1', '--vm-bytes', '1500M', '--vm-keep', '--timeout', '600s']);
   const pids = await waitFor(() => {
     const line = s.output().split('\n').find((l) => l.startsWith('{"agent"'));
     return line && JSON.parse(line);
   }, 60_000, { what: 'the agent to report its pids' });
+  return pids;
+}
+
+test('raises stop short of MemoryMax by the margin; the command is stopped by sbd, never OOM-killed', labOnly, async (t) => {
+  // room on the machine: a small reserve (the guest has 2 GiB); a short grace
+  await startSbd({ detector: { graceS: 10 }, raise: { reserve: '256M' }, stop: { termToKillS: 5 } });
+  const inc = await incidentCollector();
+  t.after(() => { inc.close(); stopSessions('mm50'); });
+  const pids = await hogSession('mm50', '64M');
 
   // memory.high sampled from here to the stop's end: CI once saw the hog climb from the last
   // raise to MemoryMax barely throttled (311 high events, an OOM kill), so a failure says whether
@@ -105,12 +115,7 @@ test('over its brake near MemoryMax: the grace is cut short, the command stopped
   await startSbd({ detector: { graceS: GRACE_S }, raise: { reserve: '256M' }, stop: { termToKillS: 5 } });
   const inc = await incidentCollector();
   t.after(() => { inc.close(); stopSessions('mm50b'); });
-  const s = runSession('mm50b', ['--memory-high', '700M', '--memory-max', '768M', '--swap-max', '0'],
-    [process.execPath, path.join(__dirname, 'fixtures/agent.js'), 'stress-ng', '--temp-path', '/tmp', '--vm', '1', '--vm-bytes', '1500M', '--vm-keep', '--timeout', '600s']);
-  const pids = await waitFor(() => {
-    const line = s.output().split('\n').find((l) => l.startsWith('{"agent"'));
-    return line && JSON.parse(line);
-  }, 60_000, { what: 'the agent to report its pids' });
+  const pids = await hogSession('mm50b', '700M');
   const still = await inc.wait('mm50b', 'standing-still', 180_000);
   const willStop = await inc.wait('mm50b', 'will-stop', 90_000);
   const afterS = (willStop.receivedMonoMs - still.receivedMonoMs) / 1000;
