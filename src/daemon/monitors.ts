@@ -86,12 +86,14 @@ export function startMonitors(w: MonitorWiring): MonitorManager {
     w.inbox.forget(s.id);
     monitors.sessionEnded(s.id).catch((err: unknown) => w.log.warn({ session: s.id, err }, "ending a session's monitors failed"));
   });
+  // read now, before sbd's interface is on the bus: a request before recovery sees them
+  monitors.loadAll();
   return monitors;
 }
 
 /** After the registry's first listing: recover what is on record; one summary line. */
 export async function recoverMonitors(monitors: MonitorManager, w: MonitorWiring): Promise<void> {
-  const { records, corrupt } = monitors.loadAll();
+  const { records, corrupt } = monitors.toRecover();
   const views = await Promise.all(records.map(async (r) => {
     const s = w.registry.get(r.sessionId);
     const unit = r.unit ? await w.manager.getUnit(r.unit.name).catch(() => undefined) : undefined;

@@ -92,6 +92,21 @@ export class MonitorManager {
     return { records, corrupt: corrupt.length };
   }
 
+  /**
+   * What loadAll read and no request has changed since: recovery's to plan. sbd loads the records
+   * at its start, before its interface is on the bus, so that a request in the window before
+   * recovery (adoption can outlast READY) sees them: a list shows them, a stop ends them, and a
+   * start is answered "reused" instead of running a second copy beside the one recovery resumes.
+   */
+  toRecover(): { records: MonitorRecord[]; corrupt: number } {
+    return { records: [...this.loaded.values()].filter((r) => this.records.get(r.id) === r), corrupt: this.corrupt.length };
+  }
+
+  /** Loaded from disk and not yet recovered (recovery, or a request, saves it anew). */
+  private unrecovered(r: MonitorRecord): boolean {
+    return this.loaded.get(r.id) === r && this.records.get(r.id) === r;
+  }
+
   /** Carry out a recovery plan: resume, reuse, expire, quarantine, report gone, compact. */
   apply(plan: RecoveryPlan): void {
     for (const c of this.corrupt) archiveRecord(this.host.recordsDir, c.file, c.why); // kept aside with why, never dropped
@@ -186,7 +201,8 @@ export class MonitorManager {
     const past = pastExpiry(spec.expiresAt, Date.now());
     if (past !== undefined) throw new MonitorRequestError(past);
     const hash = sourceHash(spec);
-    const mine = [...this.records.values()].filter((r) => r.sessionId === sessionId);
+    // one not yet recovered is reused only when it is this very session's: recovery ends the others
+    const mine = [...this.records.values()].filter((r) => r.sessionId === sessionId && (!this.unrecovered(r) || r.sessionInvocation === session.invocationId));
     const decision = decideReuse(spec, hash, mine.map((r) => ({ id: r.id, reuseKey: r.spec.reuseKey, sourceHash: r.sourceHash, live: live(r) })));
     if (decision.answer === 'reused') return { answer: 'reused', id: decision.id, handle: this.handle(decision.id) };
     const record: MonitorRecord = {
@@ -352,7 +368,9 @@ export class MonitorManager {
     // Only a running monitor's units are read: reading a unit that is gone makes systemd load
     // a stub of it and unload it again, whose UnitRemoved would come back here, round and round
     // for a suspended poll whose units are gone.
-    if (!r || r.lifecycle !== 'running') return;
+    // one not yet recovered is recovery's to judge (its unit read then): a runner would act on it
+    // for a session not yet adopted, under the last sbd's lease
+    if (!r || r.lifecycle !== 'running' || this.unrecovered(r)) return;
     const info: UnitInfo | undefined = await this.host.getUnit(unit);
     const now = this.records.get(r.id);
     if (!now || now.lifecycle !== 'running') return; // stopped by us meanwhile: that stop is the receipt, not an exit

@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { startMonitors } = require('../../../dist/daemon/monitors.js');
+const { recoverMonitors, startMonitors } = require('../../../dist/daemon/monitors.js');
 const { InboxWriter, readInbox } = require('../../../dist/inbox/store.js');
 
 /** sbd's monitors wired to a real inbox in a temporary directory, the rest stubbed. */
@@ -49,4 +49,34 @@ test('recovery reads how far each monitor\'s told lines went from the session\'s
   fs.mkdirSync(path.join(inboxDir, 'odd.jsonl')); // unreadable as a file (EISDIR), even for root
   assert.deepEqual([...m.host.toldThrough('odd')], [], 'unreadable: the saved offsets stand');
   assert.equal(warned.at(-1)?.event, 'inbox-not-read');
+});
+
+test('the records on disk are loaded when the monitors start, before sbd\'s interface is on the bus; recovery, after adoption, plans them', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-monwire-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const session = { id: 'fix', unit: 'sb-fix.scope', invocationId: 'a'.repeat(32), slice: 'sessions.slice', memoryHigh: 2 ** 29 };
+  let adopted = false;
+  const logged = [];
+  const wiring = /** @type {any} */ ({
+    env: { XDG_STATE_HOME: dir, XDG_RUNTIME_DIR: dir, PATH: '/usr/bin' },
+    manager: { onUnitEvent: () => {}, getUnit: async () => undefined },
+    registry: { on: () => {}, get: (id) => (adopted && id === 'fix' ? session : undefined) },
+    watchFile: () => {}, unwatchFile: () => {},
+    bus: () => undefined,
+    owner: { busName: ':1.1', epoch: 1 },
+    inbox: new InboxWriter(path.join(dir, 'inbox')),
+    log: { info: (f) => logged.push(f), warn: () => {} },
+  });
+  adopted = true;
+  const first = startMonitors(wiring);
+  const a = await first.start('fix', { type: 'tail', path: path.join(dir, 'app.log'), label: 'app' });
+  first.close();
+  adopted = false; // the restarted sbd has not adopted its sessions yet
+  const again = startMonitors({ ...wiring, owner: { busName: ':1.2', epoch: 2 } });
+  t.after(() => again.close());
+  assert.deepEqual(again.list('fix').map((r) => [r.id, r.lifecycle]), [[a.id, 'running']], 'a list before recovery shows what is on record');
+  adopted = true;
+  await recoverMonitors(again, { ...wiring, owner: { busName: ':1.2', epoch: 2 } });
+  assert.deepEqual(logged.at(-1)?.actions?.map((x) => [x.id, x.action]), [[a.id, 'resume']]);
+  assert.equal(again.get(a.id)?.owner.busName, ':1.2', 'the lease passed to the new sbd');
 });

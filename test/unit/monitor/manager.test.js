@@ -452,3 +452,56 @@ test('a notice the inbox could not take leaves the offset where its lines began:
   await settle(20);
   assert.deepEqual(told.flatMap((n) => n.lines ?? []), ['ERROR kept']);
 });
+
+test('before recovery (adoption can outlast READY) the records from before the restart are seen: a start of the same monitor is reused, not run twice', async (t) => {
+  const s = setup(t);
+  const log = path.join(s.dir, 'build.log');
+  fs.writeFileSync(log, '');
+  const a = await s.m.start('fix', { type: 'tail', path: log, notifyOn: ['ERROR'], label: 'build' });
+  s.m.close();
+  s.watched.clear();
+  const again = new MonitorManager(s.host);
+  t.after(() => again.close());
+  again.loadAll(); // at sbd's start, before its interface is on the bus
+  assert.deepEqual(again.list('fix').map((r) => r.id), [a.id], 'listed before recovery');
+  const b = await again.start('fix', { type: 'tail', path: log, notifyOn: ['ERROR'], label: 'build' });
+  assert.deepEqual([b.answer, b.id], ['reused', a.id]);
+  const pending = again.toRecover();
+  assert.deepEqual(pending.records.map((r) => r.id), [a.id], 'unchanged by the reuse: still recovery\'s');
+  again.apply(planLive(pending));
+  assert.deepEqual(again.list('fix').map((r) => [r.id, r.lifecycle]), [[a.id, 'running']], 'one monitor, resumed');
+  assert.ok(s.watched.has(log), 'watched once recovered');
+});
+
+test('before recovery, a record of an earlier run of the session is not reused (recovery ends it), and a stop is the request\'s to keep', async (t) => {
+  const s = setup(t);
+  const a = await s.m.start('fix', { type: 'tail', path: path.join(s.dir, 'x.log'), label: 'x' });
+  const c = await s.m.start('fix', { type: 'tail', path: path.join(s.dir, 'z.log'), label: 'z' });
+  s.m.close();
+  // the session 'fix' has run again since (a new invocation): its old record is not this session's
+  const rerun = { ...s.host, session: (id) => (id === 'fix' ? { ...s.host.session(id), invocationId: 'b'.repeat(32) } : undefined) };
+  const again = new MonitorManager(rerun);
+  t.after(() => again.close());
+  again.loadAll();
+  const b = await again.start('fix', { type: 'tail', path: path.join(s.dir, 'x.log'), label: 'x' });
+  assert.equal(b.answer, 'created');
+  assert.notEqual(b.id, a.id);
+  await again.stop('fix', c.id);
+  assert.deepEqual(again.toRecover().records.map((r) => r.id), [a.id], 'the stopped one is the request\'s, the new one this sbd\'s');
+  again.apply({ actions: [{ id: c.id, action: 'resume', why: 'planned before the stop' }], summary: '' });
+  assert.equal(again.get(c.id)?.lifecycle, 'stopped', 'the stop stands');
+});
+
+test('before recovery, a unit event of a spawn on record is left to recovery: nothing is told under the last sbd\'s lease', async (t) => {
+  const s = setup(t);
+  const a = await s.m.start('fix', { type: 'spawn', argv: ['sleep', '1000'], label: 'dev' });
+  s.m.close();
+  const again = new MonitorManager(s.host);
+  t.after(() => again.close());
+  again.loadAll();
+  const name = `sb-monitor-${a.id}.service`;
+  s.units.set(name, { activeState: 'failed', result: 'start-limit-hit', execMainCode: 1, execMainStatus: 1 });
+  await again.onUnit(name);
+  assert.equal(again.get(a.id)?.lifecycle, 'running', 'unchanged before recovery');
+  assert.deepEqual(s.notices, []);
+});

@@ -39,9 +39,10 @@ function setup(t) {
   return { ...f, m, make, clocks, advance };
 }
 
-/** What sbd does at start: load the records, recover them (daemon/monitors.ts), on a registry that knows "fix". */
+/** What sbd does at start: load the records (startMonitors), recover them after adoption (recoverMonitors), on a registry that knows "fix". */
 async function restart(s) {
   const m = s.make();
+  m.loadAll();
   await recoverMonitors(m, { registry: { get: (id) => s.host.session(id) }, manager: { getUnit: s.host.getUnit }, log: { info: () => {}, warn: () => {} } });
   return m;
 }
