@@ -7,6 +7,7 @@
  * interface, and dbus-next hands every message on the connection to its listeners.
  */
 import * as dbus from 'dbus-next';
+import { JobFailedError } from './job-error';
 import { type NameOwner, followNameOwner } from './name-owner';
 import { unitFromObjectPath, unitObjectPath } from './names';
 import type { MemoryProps, TransientProperty, TransientScope, UnitEvent, UnitInfo, UserManager } from './types';
@@ -28,18 +29,6 @@ const KIND_PROPS: Partial<Record<string, readonly string[]>> = {
   Service: ['Result', 'ExecMainCode', 'ExecMainStatus', 'MainPID', 'NRestarts', 'ExecMainStartTimestamp'],
   Timer: ['Result'],
 };
-
-/** A systemd job did not end in "done". */
-export class JobFailedError extends Error {
-  readonly unit: string;
-  readonly result: string;
-  constructor(what: string, unit: string, result: string) {
-    super(`${what} ${unit}: the job ended "${result}" (see journalctl --user -u ${unit})`);
-    this.name = 'JobFailedError';
-    this.unit = unit;
-    this.result = result;
-  }
-}
 
 /** How long a start/stop job may take before we stop waiting: systemd's own default start timeout is 90 s. */
 const JOB_TIMEOUT_MS = 90_000;

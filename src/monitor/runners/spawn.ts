@@ -7,6 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { JobFailedError } from '../../systemd/job-error';
 import type { UnitInfo } from '../../systemd/types';
 import { type MonitorHost, MonitorRequestError, type Runner, type RunnerKit } from '../runner';
 import { expiresAtMs } from '../spec';
@@ -42,6 +43,23 @@ export function unitEnding(info: UnitInfo | undefined): { lifecycle: 'stopped' |
   return { lifecycle: 'stopped', reason: `it ${code === 'killed' ? 'was killed by signal' : 'exited with status'} ${exit.status}`, exit };
 }
 
+/** systemd's own exit statuses, 200 (CHDIR) to 254: the service's setup failed (203 EXEC: the
+ * program could not be executed), so the program never ran (exit-status.h reserves the range). */
+const SETUP_FAILED_FIRST = 200;
+const SETUP_FAILED_LAST = 254;
+
+/** A start job that ended other than "done" after the program itself ran: its unit's last run
+ * ended (exited, was killed, dumped core) with a status of the program's own, not systemd's (pure).
+ * The job of a Type=exec service whose program exits before systemd saw the exec succeed stays
+ * through the automatic restarts and fails when the start limit blows (guest 48 under a loaded
+ * emulator, CI 2026-12-03): a crash loop, not a refusal. */
+export function ranBeforeJobFailed(info: UnitInfo | undefined): boolean {
+  const code = info?.execMainCode;
+  if (code === undefined || code < 1 || code > 3) return false; // CLD_EXITED, CLD_KILLED, CLD_DUMPED
+  const status = info?.execMainStatus ?? 0;
+  return !(code === 1 && status >= SETUP_FAILED_FIRST && status <= SETUP_FAILED_LAST);
+}
+
 async function startUnit(kit: RunnerKit, record: MonitorRecord, slice: string, memoryHigh: number): Promise<void> {
   const spec = record.spec;
   if (spec.type !== 'spawn') return;
@@ -63,6 +81,7 @@ async function startUnit(kit: RunnerKit, record: MonitorRecord, slice: string, m
       runtimeMaxS: expires === undefined ? undefined : Math.max(1, (expires - Date.now()) / 1000 + EXPIRY_BACKSTOP_S),
     }));
   } catch (err) {
+    if (err instanceof JobFailedError && (await jobOutlivedByRun(kit, record, unit))) return;
     kit.unfollow(output);
     kit.save({ ...(kit.get(record.id) ?? record), lifecycle: 'gone', reason: `systemd refused to start it: ${(err as Error).message}` });
     throw new MonitorRequestError(`systemd refused to start the monitor's unit ${unit}: ${(err as Error).message}`);
@@ -70,6 +89,22 @@ async function startUnit(kit: RunnerKit, record: MonitorRecord, slice: string, m
   const info = await host.getUnit(unit);
   const now = kit.get(record.id) ?? record;
   kit.save({ ...now, unit: { name: unit, ...(info?.invocationId ? { invocationId: info.invocationId } : {}) } });
+}
+
+/**
+ * The start job failed, but the program ran: the monitor was made, and its ending is told as any
+ * other (unitEnding: a crash loop quarantined) unless a unit event has told it already.
+ */
+async function jobOutlivedByRun(kit: RunnerKit, record: MonitorRecord, unit: string): Promise<boolean> {
+  const info = await kit.host.getUnit(unit).catch(() => undefined);
+  if (!ranBeforeJobFailed(info)) return false;
+  const now = kit.get(record.id) ?? record;
+  const withUnit = { ...now, unit: { name: unit, ...(info?.invocationId ? { invocationId: info.invocationId } : {}) } };
+  if (now.lifecycle !== 'running') return kit.save(withUnit), true;
+  const ending = unitEnding(info);
+  kit.save({ ...withUnit, ...ending });
+  kit.tell(withUnit, ending.lifecycle === 'quarantined' ? 'quarantined' : 'exit', ending.reason);
+  return true;
 }
 
 /**

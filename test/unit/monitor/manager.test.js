@@ -10,6 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { MonitorManager, MonitorRequestError } = require('../../../dist/monitor/manager.js');
 const { planRecovery } = require('../../../dist/monitor/recovery.js');
+const { JobFailedError } = require('../../../dist/systemd/job-error.js');
 
 const MiB = 2 ** 20;
 const settle = (ms = 0) => new Promise((r) => setTimeout(r, ms));
@@ -154,6 +155,58 @@ test('the crash-loop fuse as systemd 252 reports it: failed, Result exit-code, N
   await s.m.onUnit(name);
   assert.equal(s.m.list('fix')[0]?.lifecycle, 'quarantined');
   assert.match(s.notices.at(-1)?.text ?? '', /^crashy: it crashed again and again/);
+});
+
+test('a start job that fails after the program ran is a crash loop, not a refusal: created, quarantined, told once (guest 48, CI 2026-12-03: "the job ended failed")', async (t) => {
+  const s = setup(t);
+  // systemd 252, Type=exec: the program exited before its exec was seen, so the start job stayed
+  // through each automatic restart and failed when the start limit blew
+  s.host.startTransientService = async (name) => {
+    s.units.set(name, { activeState: 'failed', result: 'exit-code', execMainCode: 1, execMainStatus: 3, nRestarts: 3, invocationId: 'e'.repeat(32) });
+    throw new JobFailedError('starting', name, 'failed');
+  };
+  const a = await s.m.start('fix', { type: 'spawn', argv: ['sh', '-c', 'exit 3'], label: 'crashy' });
+  assert.equal(a.answer, 'created');
+  const r = s.m.list('fix')[0];
+  assert.equal(r?.lifecycle, 'quarantined');
+  assert.equal(r?.unit?.invocationId, 'e'.repeat(32));
+  assert.deepEqual(s.notices.map((n) => n.text.split(':')[0] + ':' + n.kind), ['crashy:quarantined']);
+  await s.m.onUnit(`sb-monitor-${a.id}.service`);
+  assert.equal(s.notices.length, 1, 'the unit event after it tells nothing more');
+});
+
+test('a start job that fails after a unit event told the crash loop keeps that ending, told once', async (t) => {
+  const s = setup(t);
+  s.host.startTransientService = async (name) => {
+    s.units.set(name, { activeState: 'failed', result: 'exit-code', execMainCode: 1, execMainStatus: 3, nRestarts: 3 });
+    await s.m.onUnit(name); // PropertiesChanged reached sbd before JobRemoved
+    throw new JobFailedError('starting', name, 'failed');
+  };
+  const a = await s.m.start('fix', { type: 'spawn', argv: ['sh', '-c', 'exit 3'], label: 'crashy' });
+  assert.equal(a.answer, 'created');
+  assert.equal(s.m.list('fix')[0]?.lifecycle, 'quarantined');
+  assert.equal(s.notices.length, 1);
+});
+
+test('a start job that fails because systemd could not set the program up (203/EXEC) is a refusal: said, and the monitor gone', async (t) => {
+  const s = setup(t);
+  s.host.startTransientService = async (name) => {
+    s.units.set(name, { activeState: 'failed', result: 'exit-code', execMainCode: 1, execMainStatus: 203, nRestarts: 3 });
+    throw new JobFailedError('starting', name, 'failed');
+  };
+  await assert.rejects(s.m.start('fix', { type: 'spawn', argv: ['/nonexistent/prog'] }), (e) => e instanceof MonitorRequestError && /systemd refused to start the monitor's unit .*the job ended "failed"/.test(e.message));
+  assert.equal(s.m.list('fix')[0]?.lifecycle, 'gone');
+  assert.equal(s.notices.length, 0);
+});
+
+test('a refused StartTransientUnit call (no job at all) is a refusal, whatever the unit says', async (t) => {
+  const s = setup(t);
+  s.host.startTransientService = async (name) => {
+    s.units.set(name, { activeState: 'failed', result: 'exit-code', execMainCode: 1, execMainStatus: 3 });
+    throw new Error('Unit sb-monitor-x.service was already loaded or has a fragment file.');
+  };
+  await assert.rejects(s.m.start('fix', { type: 'spawn', argv: ['sleep', '5'] }), /systemd refused to start the monitor's unit/);
+  assert.equal(s.m.list('fix')[0]?.lifecycle, 'gone');
 });
 
 test('a slow crash loop, each run too long for systemd\'s fuse, is quarantined by sbd\'s own count: told once, its unit stopped, counted anew on approve', async (t) => {
