@@ -167,7 +167,7 @@ void FileWatch::OnReadable(Napi::Env env) {
   alignas(struct inotify_event) char buf[16384];
   bool overflow = false;
   for (;;) {
-    ssize_t n = ::read(fd_, buf, sizeof buf);
+    ssize_t n = RetryOnEintr([&] { return ::read(fd_, buf, sizeof buf); });
     if (n <= 0) break;  // EAGAIN: drained (other errors surface on the next read)
     for (char* p = buf; p < buf + n;) {
       auto* ev = reinterpret_cast<struct inotify_event*>(p);

@@ -82,7 +82,7 @@ ssize_t SendFd(int sock, const struct sockaddr_un& addr, socklen_t len, int fd) 
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
-  return ::sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+  return RetryOnEintr([&] { return ::sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT); });
 }
 
 // journalSend(socketPath, entry): "datagram" or "memfd", the way the entry went. MSG_DONTWAIT:
@@ -109,7 +109,7 @@ Napi::Value JournalSend(const Napi::CallbackInfo& info) {
   mh.msg_namelen = len;
   mh.msg_iov = &iov;
   mh.msg_iovlen = 1;
-  if (::sendmsg(sock.fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) >= 0) return Napi::String::New(env, "datagram");
+  if (RetryOnEintr([&] { return ::sendmsg(sock.fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT); }) >= 0) return Napi::String::New(env, "datagram");
   int err = errno;
   // Too big for one datagram (over the socket's send buffer): the same bytes in a memfd.
   if (err != EMSGSIZE && err != ENOBUFS) throw ErrnoError(env, "sendmsg", err, path);

@@ -105,7 +105,7 @@ Napi::Value Pidfd::WatchExit(const Napi::CallbackInfo& info) {
 Napi::Value Pidfd::HasExited(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   struct pollfd p = {OpenFdOrThrow(env, "poll"), POLLIN, 0};
-  int rc = ::poll(&p, 1, 0);
+  int rc = RetryOnEintr([&] { return ::poll(&p, 1, 0); });
   if (rc < 0) throw ErrnoError(env, "poll", errno);
   return Napi::Boolean::New(env, rc > 0);
 }

@@ -32,7 +32,7 @@ PsiTrigger::PsiTrigger(const Napi::CallbackInfo& info) : Napi::ObjectWrap<PsiTri
   fd_ = ::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
   if (fd_ < 0) throw ErrnoError(env, "open", errno, path);
   // The kernel reads the spec as a C string: send its terminating NUL too.
-  if (::write(fd_, spec.c_str(), spec.size() + 1) < 0) {
+  if (RetryOnEintr([&] { return ::write(fd_, spec.c_str(), spec.size() + 1); }) < 0) {
     int err = errno;
     Release();
     throw ErrnoError(env, "write", err, path);
@@ -45,7 +45,7 @@ PsiTrigger::PsiTrigger(const Napi::CallbackInfo& info) : Napi::ObjectWrap<PsiTri
       // as a plain priority event (that pair is how kernfs says "changed"), and the kernel
       // wakes us only once for it. So ask the fd itself: a live trigger never has POLLERR.
       struct pollfd p = {fd_, POLLPRI, 0};
-      bool dead = status < 0 || (::poll(&p, 1, 0) > 0 && (p.revents & (POLLERR | POLLNVAL)) != 0);
+      bool dead = status < 0 || (RetryOnEintr([&] { return ::poll(&p, 1, 0); }) > 0 && (p.revents & (POLLERR | POLLNVAL)) != 0);
       if (dead) {
         Napi::FunctionReference cb = std::move(callback_);
         Release();

@@ -38,8 +38,9 @@ Napi::Value SdNotify(const Napi::CallbackInfo& info) {
   }
   int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw ErrnoError(env, "socket", errno);
-  ssize_t sent = ::sendto(fd, payload.data(), payload.size(), MSG_NOSIGNAL,
-                          reinterpret_cast<struct sockaddr*>(&addr), len);
+  ssize_t sent = RetryOnEintr([&] {
+    return ::sendto(fd, payload.data(), payload.size(), MSG_NOSIGNAL, reinterpret_cast<struct sockaddr*>(&addr), len);
+  });
   int err = errno;
   ::close(fd);
   if (sent < 0) throw ErrnoError(env, "sendto", err, path);

@@ -141,3 +141,30 @@ test('an exception thrown by the exit callback surfaces as an uncaught exception
   assert.match(r.stdout, /uncaught:boom\n/);
   assert.equal(r.status, 0);
 });
+
+// A signal that has a handler ends poll(2) with EINTR whatever SA_RESTART says (signal(7)).
+// node --cpu-prof samples the main thread with SIGPROF; the storm's profiled sbd (bench:storm
+// SBD_PROF=1, issue 15 session 26) died of it in LeftoverReaper.forget: "poll: Interrupted
+// system call". Here SIGPROF comes every 10 µs while hasExited() is asked over and over.
+test('hasExited() answers through a storm of signals (poll interrupted is asked again, never thrown)', (t) => {
+  const dir = fs.mkdtempSync(require('node:path').join(require('node:os').tmpdir(), 'sb-eintr-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const script = `
+    const { Pidfd } = require(${JSON.stringify(require.resolve('../../dist/native.js'))});
+    const child = require('node:child_process').spawn('sleep', ['60'], { stdio: 'ignore' });
+    const pfd = Pidfd.open(child.pid);
+    let calls = 0, error, exited = false;
+    const until = Date.now() + 1500;
+    try { while (Date.now() < until) { exited ||= pfd.hasExited(); calls++; } } catch (e) { error = { code: e.code, syscall: e.syscall }; }
+    child.kill('SIGKILL');
+    console.log(JSON.stringify({ calls, error, exited }));`;
+  const r = spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=10', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.error, undefined, `hasExited() threw ${JSON.stringify(out.error)} after ${out.calls} calls`);
+  assert.equal(out.exited, false, 'a sleeping child never polls as exited');
+  assert.ok(out.calls > 1000, `only ${out.calls} calls in 1.5 s`);
+  // the premise: the signals did come (one profile sample per SIGPROF, a thousand at the least)
+  const profile = JSON.parse(fs.readFileSync(require('node:path').join(dir, fs.readdirSync(dir)[0]), 'utf8'));
+  assert.ok(profile.samples.length > 1000, `only ${profile.samples.length} SIGPROF samples: the test proved nothing`);
+});
