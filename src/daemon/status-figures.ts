@@ -7,8 +7,9 @@
  * - a session never read, or read longer ago than STALE_LIMIT_MS, is read before the answer;
  * - after each answer, those read longer ago than REREAD_AFTER_MS are read again for the next one,
  *   REREAD_PAUSE_MS later (a call that needs a reading ends the pause);
- * - reading goes SESSIONS_PER_TURN sessions per turn of the event loop, so even 2,000 sessions
- *   never hold up the detector's windows, the watchdog or another D-Bus call for long.
+ * - reading goes SESSIONS_PER_TURN sessions per turn of the event loop, and no longer than
+ *   TURN_BUDGET_MS, so even 2,000 sessions never hold up the detector's windows, the watchdog or
+ *   another D-Bus call for long.
  * Nothing runs between status calls: an idle sbd reads nothing (issue 15: wakeups stay flat).
  */
 import { CgroupGoneError } from '../cgroup/read';
@@ -28,6 +29,14 @@ export const REREAD_AFTER_MS = 2_000;
  * sessions never blocks the loop longer than that.
  */
 export const SESSIONS_PER_TURN = 16;
+/**
+ * A turn of reading ends once it took this long, whatever its count: the timers of the feeds'
+ * 0.5 s onset windows run between turns, and 10 ms holds a window back by 2 % at most. Under the
+ * emulation 16 sessions took ~110 ms a turn: bench:storm's status call just before its release
+ * had the re-read take 420-480 ms of each half second from 1 to 3 s into the storm, the very
+ * seconds the first sessions stalled (profile, issue 15 session 26).
+ */
+export const TURN_BUDGET_MS = 10;
 /**
  * The re-read after an answer starts this long after it: the caller's own work on the answer
  * (sbctl parses 500 rows and prints them, a few hundred ms under the lab's emulation) then has the
@@ -144,6 +153,7 @@ export class StatusFigures<T> {
         continue;
       }
       const queue = this.urgent.size > 0 ? this.urgent : this.later;
+      const turnEndsAt = this.deps.now() + TURN_BUDGET_MS;
       let n = 0;
       let failed: unknown;
       for (const [unit, s] of queue) {
@@ -154,7 +164,7 @@ export class StatusFigures<T> {
           this.readings.delete(unit);
           if (!(err instanceof CgroupGoneError)) failed ??= err; // gone: the session ended, no row
         }
-        if (++n === SESSIONS_PER_TURN) break;
+        if (++n === SESSIONS_PER_TURN || this.deps.now() >= turnEndsAt) break;
       }
       if (failed !== undefined || this.urgent.size === 0) this.settle(failed);
       await this.deps.turn();

@@ -2,11 +2,11 @@
 'use strict';
 // Issue 15, item 2: sbd answers status from its last reading of each session's files, reads first
 // only what it never read or read too long ago, reads again after the answer, and never reads
-// more than SESSIONS_PER_TURN sessions in one turn of the event loop.
+// more than SESSIONS_PER_TURN sessions, nor for longer than TURN_BUDGET_MS, in one turn of the event loop.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { CgroupGoneError } = require('../../../dist/cgroup/read.js');
-const { StatusFigures, plan, STALE_LIMIT_MS, REREAD_AFTER_MS, REREAD_PAUSE_MS, SESSIONS_PER_TURN } = require('../../../dist/daemon/status-figures.js');
+const { StatusFigures, plan, STALE_LIMIT_MS, REREAD_AFTER_MS, REREAD_PAUSE_MS, SESSIONS_PER_TURN, TURN_BUDGET_MS } = require('../../../dist/daemon/status-figures.js');
 
 const figures = (currentBytes) => ({ currentBytes, highBytes: Infinity, maxBytes: Infinity, swapMaxBytes: 0, anonShare: 0.5, pressureFullAvg10: 0, processes: 1, biggest: null });
 const sessions = (n) => Array.from({ length: n }, (_, i) => ({ unit: `s${i}.scope`, cgroupDir: `/cg/s${i}` }));
@@ -15,6 +15,7 @@ const sessions = (n) => Array.from({ length: n }, (_, i) => ({ unit: `s${i}.scop
 function harness() {
   const h = {
     nowMs: 1_000_000,
+    readMs: 0, // how long each read takes on the clock
     reads: /** @type {string[]} */ ([]),
     turns: /** @type {number[]} */ ([]), // reads done when each turn was yielded
     gone: new Set(),
@@ -27,6 +28,7 @@ function harness() {
       if (h.gone.has(dir)) throw new CgroupGoneError(dir);
       if (h.broken.has(dir)) throw Object.assign(new Error(`EACCES: ${dir}`), { code: 'EACCES' });
       h.reads.push(dir);
+      h.nowMs += h.readMs;
       return figures(h.reads.length);
     },
     now: () => h.nowMs,
@@ -186,4 +188,21 @@ test('the re-read after an answer waits REREAD_PAUSE_MS (the caller works on its
   await settle();
   assert.equal(h.reads.length, reads + 1, 'the new session read; the others wait again, this answer having gone out');
   assert.deepEqual(h.sleeps, [REREAD_PAUSE_MS, REREAD_PAUSE_MS]);
+});
+
+test('a turn of reading ends once it took TURN_BUDGET_MS, before SESSIONS_PER_TURN: slow reads (the emulated guest) leave the feeds\' timers their turn', async () => {
+  const { h, fig } = harness();
+  h.readMs = 4; // three reads pass the 10 ms budget
+  const s = sessions(SESSIONS_PER_TURN);
+  const first = await fig.get(s);
+  assert.equal(first.size, s.length, 'every session read before the answer all the same');
+  const perTurn = h.turns.map((n, i) => n - (i === 0 ? 0 : h.turns[i - 1])).filter((n) => n > 0);
+  const most = Math.ceil(TURN_BUDGET_MS / h.readMs);
+  assert.ok(perTurn.every((n) => n <= most), `reads a turn: ${perTurn.join(' ')}, each at most ${most}`);
+  assert.ok(perTurn.length >= Math.ceil(SESSIONS_PER_TURN / most), `${perTurn.length} turns`);
+  h.readMs = 50; // one read alone takes longer than the budget: one a turn, never none
+  h.nowMs += STALE_LIMIT_MS + 1;
+  const turnsBefore = h.turns.length;
+  await fig.get(s.slice(0, 3));
+  assert.deepEqual(h.turns.slice(turnsBefore).map((n, i, a) => n - (i === 0 ? h.turns[turnsBefore - 1] : a[i - 1])).filter((n) => n > 0), [1, 1, 1]);
 });
