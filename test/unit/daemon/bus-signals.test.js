@@ -95,3 +95,40 @@ test('where the connection is not a plain stream (fd passing, or closed), dbus-n
   assert.equal(written.length, 1, 'a plain stream: one message, written whole');
   assert.equal(unmarshall(written[0]).serial, 9, "the bus's serial");
 });
+
+test("the signals of one turn of the loop leave in one write: the stream is corked at the first, uncorked on the next turn, the order kept", () => {
+  const events = [];
+  /** @type {Array<() => void>} */
+  const turns = [];
+  let serial = 0;
+  const stream = { writable: true, write: (/** @type {Buffer} */ b) => events.push(`write ${unmarshall(b).serial}`), cork: () => events.push('cork'), uncork: () => events.push('uncork') };
+  const send = signalWriter(/** @type {any} */ ({ _connection: { stream }, newSerial: () => ++serial }), () => assert.fail('a plain stream needs no fallback'), (fn) => turns.push(fn));
+  for (let i = 0; i < 3; i++) send('Incident', 's', ['x']);
+  assert.deepEqual(events, ['cork', 'write 1', 'write 2', 'write 3'], 'corked once, each message written in order');
+  assert.equal(turns.length, 1, 'one uncork for the turn');
+  turns.shift()?.();
+  assert.deepEqual(events.slice(4), ['uncork']);
+  send('Notice', 's', ['y']);
+  assert.deepEqual(events.slice(5), ['cork', 'write 4'], 'the next turn corks anew');
+  turns.shift()?.();
+  assert.deepEqual(events.slice(7), ['uncork']);
+});
+
+test('on a real dbus-daemon: a burst of 50 signals in one turn arrives whole and in order, and a call made meanwhile is answered', async (t) => {
+  const daemon = await privateBus();
+  t.after(() => daemon.stop());
+  const sbd = dbus.sessionBus({ busAddress: daemon.address });
+  const client = dbus.sessionBus({ busAddress: daemon.address });
+  t.after(() => { sbd.disconnect(); client.disconnect(); });
+  const service = await exportService(sbd, { health: () => /** @type {any} */ ({}), sessions: () => [], slices: () => [] });
+  const lines = [];
+  void watchIncidents(client, true, (l) => lines.push(l));
+  await settle(200);
+  const sent = Array.from({ length: 50 }, (_, n) => incident(n));
+  for (const i of sent) service.emitIncident(/** @type {any} */ (i));
+  // sbd's own call in the same turn: written behind the signals, once the stream is uncorked
+  const answer = sbd.call(new dbus.Message({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'GetId' }));
+  for (let i = 0; i < 200 && lines.length < 50; i++) await settle(20);
+  assert.deepEqual(lines.map((l) => JSON.parse(l).unit), sent.map((i) => i.unit));
+  assert.match(String((await answer)?.body?.[0]), /^[0-9a-f]{32}$/);
+});
