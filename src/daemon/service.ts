@@ -16,7 +16,7 @@ import { recordedUnits, recordsDir, removeRecord } from '../sessions/record';
 import { type FeedMode, type ServiceHealth, type SessionRow, type SliceRow, rowFrom } from '../sessions/status';
 import { heartbeatAge, readSessionFigures } from '../sessions/snapshot';
 import { StatusFigures } from './status-figures';
-import { AwakeFeeds, SessionFeed } from '../stall/feed';
+import { AWAKE_FEEDS_OF_A_STORM, AwakeFeeds, SessionFeed } from '../stall/feed';
 import { DbusUserManager } from '../systemd/user-manager';
 import { VERSION } from '../version';
 import { claimServiceName, exportService } from './bus-service';
@@ -134,7 +134,8 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const oomKills = new OomKillWatch({ tell: (i) => incidents.tell(i), observeOnly: config.observeOnly, heldEventsLocal: (s) => feeds.get(s.unit)?.heldText('memory.events.local') });
   const oomReads = new OomReads(oomKills);
   const feeds = new Map<string, SessionFeed>();
-  const statusFigures = new StatusFigures({ read: readSessionFigures, now: monotonicMs, turn: () => new Promise((resolve) => setImmediate(resolve)) });
+  // (awakeFeeds is made below, before any session is added)
+  const statusFigures = new StatusFigures({ read: readSessionFigures, now: monotonicMs, turn: () => new Promise((resolve) => setImmediate(resolve)), deferReread: () => awakeFeeds.count >= AWAKE_FEEDS_OF_A_STORM });
   /** Each session's last verdict state, to tell the metrics when it moved. */
   const feedStates = new Map<string, string>();
   const byFile = new Map<string, Session>();

@@ -22,6 +22,7 @@ function harness() {
     broken: new Set(),
     sleeps: /** @type {number[]} */ ([]),
     holdPause: false, // the pause before a re-read lasts until a call ends it
+    storm: false, // deferReread's answer
   };
   const fig = new StatusFigures({
     read: (dir) => {
@@ -40,6 +41,7 @@ function harness() {
       h.sleeps.push(ms);
       return h.holdPause ? new Promise(() => {}) : new Promise((resolve) => setImmediate(resolve));
     },
+    deferReread: () => h.storm,
   });
   /** Lets the background reading run to its end. */
   const settle = async () => {
@@ -205,4 +207,22 @@ test('a turn of reading ends once it took TURN_BUDGET_MS, before SESSIONS_PER_TU
   const turnsBefore = h.turns.length;
   await fig.get(s.slice(0, 3));
   assert.deepEqual(h.turns.slice(turnsBefore).map((n, i, a) => n - (i === 0 ? h.turns[turnsBefore - 1] : a[i - 1])).filter((n) => n > 0), [1, 1, 1]);
+});
+
+test('in a storm (deferReread) the re-read after an answer waits, asked again after each pause; an answer that needs a reading is read at once; after the storm the re-read runs', async () => {
+  const { h, fig, settle } = harness();
+  const s = sessions(20);
+  await fig.get(s);
+  h.nowMs += REREAD_AFTER_MS + 1;
+  h.storm = true;
+  const before = h.reads.length;
+  await fig.get(s); // answered from the last reading; the re-read is due, and waits
+  await settle();
+  assert.equal(h.reads.length, before, 'nothing read again while the storm lasts');
+  assert.ok(h.sleeps.length >= 2 && h.sleeps.every((ms) => ms === REREAD_PAUSE_MS), `pauses: ${h.sleeps.join(' ')}`);
+  await fig.get([...s, { unit: 'new.scope', cgroupDir: '/cg/new' }]);
+  assert.deepEqual(h.reads.slice(before), ['/cg/new'], 'a new session is read before its answer, storm or not, and nothing else');
+  h.storm = false;
+  await settle();
+  assert.deepEqual(new Set(h.reads.slice(before + 1)), new Set(s.map((x) => x.cgroupDir)), 'the storm over, every session is read again');
 });
