@@ -24,6 +24,19 @@ const incident = (n) => ({
   share: 0.9, anonShare: 0.97, evidence: ['own-high-moved', 'near-own-brake'], deadlineS: 600, fromBytes: Infinity, toBytes: 96 * MiB,
 });
 
+/** sbd's service and a client running sbctl watch, on a private dbus-daemon; `lines` fills with what watch prints. */
+async function sbdAndWatcher(/** @type {import('node:test').TestContext} */ t) {
+  const daemon = await privateBus();
+  t.after(() => daemon.stop());
+  const sbd = dbus.sessionBus({ busAddress: daemon.address });
+  const client = dbus.sessionBus({ busAddress: daemon.address });
+  t.after(() => { sbd.disconnect(); client.disconnect(); });
+  const service = await exportService(sbd, { health: () => /** @type {any} */ ({}), sessions: () => [], slices: () => [] });
+  const lines = [];
+  void watchIncidents(client, true, (l) => lines.push(l));
+  return { sbd, client, service, lines: /** @type {string[]} */ (lines) };
+}
+
 test('a signal as written is what dbus-next reads: a signal, no reply expected, path, interface, member, body', () => {
   const args = incidentToBus(/** @type {any} */ (incident(1)));
   const m = messageToJsFmt(unmarshall(encodeSignal(7, { path: '/dev/sessionbrake/Manager1', interface: 'dev.sessionbrake.Manager1', member: 'Incident', signature: INCIDENT_SIGNATURE, body: args })));
@@ -53,14 +66,7 @@ test('property: any values of every basic type, in structs, arrays, dicts and va
 });
 
 test('on a real dbus-daemon: sbctl watch receives each incident as told, in order, and notices too', async (t) => {
-  const daemon = await privateBus();
-  t.after(() => daemon.stop());
-  const sbd = dbus.sessionBus({ busAddress: daemon.address });
-  const client = dbus.sessionBus({ busAddress: daemon.address });
-  t.after(() => { sbd.disconnect(); client.disconnect(); });
-  const service = await exportService(sbd, { health: () => /** @type {any} */ ({}), sessions: () => [], slices: () => [] });
-  const lines = [];
-  void watchIncidents(client, true, (l) => lines.push(l));
+  const { sbd, client, service, lines } = await sbdAndWatcher(t);
   const notices = [];
   await client.call(new dbus.Message({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'AddMatch', signature: 's', body: ["type='signal',interface='dev.sessionbrake.Manager1',member='Notice'"] }));
   client.on('message', (m) => { if (m.member === 'Notice') notices.push(m); });
@@ -115,14 +121,7 @@ test("the signals of one turn of the loop leave in one write: the stream is cork
 });
 
 test('on a real dbus-daemon: a burst of 50 signals in one turn arrives whole and in order, and a call made meanwhile is answered', async (t) => {
-  const daemon = await privateBus();
-  t.after(() => daemon.stop());
-  const sbd = dbus.sessionBus({ busAddress: daemon.address });
-  const client = dbus.sessionBus({ busAddress: daemon.address });
-  t.after(() => { sbd.disconnect(); client.disconnect(); });
-  const service = await exportService(sbd, { health: () => /** @type {any} */ ({}), sessions: () => [], slices: () => [] });
-  const lines = [];
-  void watchIncidents(client, true, (l) => lines.push(l));
+  const { sbd, client, service, lines } = await sbdAndWatcher(t);
   await settle(200);
   const sent = Array.from({ length: 50 }, (_, n) => incident(n));
   for (const i of sent) service.emitIncident(/** @type {any} */ (i));
