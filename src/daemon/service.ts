@@ -134,7 +134,7 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const oomKills = new OomKillWatch({ tell: (i) => incidents.tell(i), observeOnly: config.observeOnly, heldEventsLocal: (s) => feeds.get(s.unit)?.heldText('memory.events.local') });
   const oomReads = new OomReads(oomKills);
   const feeds = new Map<string, SessionFeed>();
-  // (awakeFeeds is made below, before any session is added)
+  const awakeFeeds = new AwakeFeeds(); // a storm stretches running deadlines' windows (stall/feed.ts), and holds back the status re-read
   const statusFigures = new StatusFigures({ read: readSessionFigures, now: monotonicMs, turn: () => new Promise((resolve) => setImmediate(resolve)), deferReread: () => awakeFeeds.count >= AWAKE_FEEDS_OF_A_STORM });
   /** Each session's last verdict state, to tell the metrics when it moved. */
   const feedStates = new Map<string, string>();
@@ -227,7 +227,6 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   };
 
   const sliceCounts = new SliceCounts(cgroupsInSlice, monotonicMs);
-  const awakeFeeds = new AwakeFeeds(); // a storm stretches running deadlines' windows (stall/feed.ts)
   registry.on('added', (s) => {
     log.info({ event: 'session-added', unit: s.unit, id: s.id, cgroup: s.cgroupDir, agentPid: s.agentPid, memoryHigh: s.memoryHigh, memoryMax: s.memoryMax }, 'session added');
     const feed = new SessionFeed(s.cgroupDir, {

@@ -35,9 +35,7 @@ export const SESSIONS_PER_TURN = 16;
 /**
  * A turn of reading ends once it took this long, whatever its count: the timers of the feeds'
  * 0.5 s onset windows run between turns, and 10 ms holds a window back by 2 % at most. Under the
- * emulation 16 sessions took ~110 ms a turn: bench:storm's status call just before its release
- * had the re-read take 420-480 ms of each half second from 1 to 3 s into the storm, the very
- * seconds the first sessions stalled (profile, issue 15 session 26).
+ * emulation 16 sessions took ~110 ms a turn (a fifth of a window; profile, issue 15 session 26).
  */
 export const TURN_BUDGET_MS = 10;
 /**
