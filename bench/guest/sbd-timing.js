@@ -58,11 +58,35 @@ feed.wake = function (why) {
   if (!this.sampling) windows.push({ t: Date.now(), u: path.basename(this.cgroupDir), wake: why });
   return wakeOf.call(this, why);
 };
+// SBD_TIMING_PSI=1: each window's record also carries the session's running totals (µs) of memory
+// `some` and `full` stall and of cpu `some` (tasks runnable, waiting for a CPU), and its
+// memory.current, read by the wrapper at the sample's end from files it holds open (four preads a
+// sample more, none by sbd's code): what a window of no full stall was (bench/storm-psi.js).
+const psiFiles = process.env.SBD_TIMING_PSI ? new Map() : undefined;
+const psiBuf = Buffer.alloc(512);
+function psiTotals(dir) {
+  let fds = psiFiles.get(dir);
+  if (fds === undefined) {
+    fds = {};
+    for (const f of ['memory.pressure', 'cpu.pressure', 'memory.current']) {
+      try { fds[f] = fs.openSync(`${dir}/${f}`, 'r'); } catch { /* gone, or no such file */ }
+    }
+    psiFiles.set(dir, fds);
+  }
+  const text = (f) => {
+    if (fds[f] === undefined) return '';
+    try { return psiBuf.toString('latin1', 0, fs.readSync(fds[f], psiBuf, 0, psiBuf.length, 0)); } catch { return ''; }
+  };
+  const total = (t, line) => { const m = new RegExp(`^${line} .*total=(\\d+)`, 'm').exec(t); return m ? Number(m[1]) : undefined; };
+  const mem = text('memory.pressure');
+  const cur = /^\d+/.exec(text('memory.current'));
+  return { memSomeUs: total(mem, 'some'), memFullUs: total(mem, 'full'), cpuSomeUs: total(text('cpu.pressure'), 'some'), currentB: cur ? Number(cur[0]) : undefined };
+}
 const sampleOf = feed.sample;
 feed.sample = function () {
   const timerMs = this.timerMs;
   const v = sampleOf.call(this);
-  if (v !== undefined) windows.push({ t: Date.now(), u: path.basename(this.cgroupDir), timerMs, late: this.lateInARow, ev: v.event, kind: v.window?.kind, ms: v.window?.windowMs, share: v.window?.share, anon: v.window?.anonShare, why: v.window?.kind === 'clear' ? v.window.reason : undefined, hot: v.hotWindows });
+  if (v !== undefined) windows.push({ t: Date.now(), u: path.basename(this.cgroupDir), timerMs, late: this.lateInARow, ev: v.event, kind: v.window?.kind, ms: v.window?.windowMs, share: v.window?.share, anon: v.window?.anonShare, why: v.window?.kind === 'clear' ? v.window.reason : undefined, hot: v.hotWindows, ...(psiFiles ? psiTotals(this.cgroupDir) : {}) });
   return v;
 };
 wrap(feed, 'sample', 'feed.sample');

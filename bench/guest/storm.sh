@@ -11,6 +11,8 @@
 # SBD_TIMING=1: sbd runs with bench/guest/sbd-timing.js (its hot functions timed, no profiler);
 # the running totals land in $LAB_OUT/sbd-timing.jsonl, each feed's wakes and windows in
 # $LAB_OUT/sbd-timing-windows.jsonl (bench/storm-windows.js).
+# SBD_TIMING_PSI=1 (with SBD_TIMING): each window's record carries its session's memory some/full and
+# cpu some stall totals and memory.current (bench/storm-psi.js).
 set -u
 STORM=${STORM:-50}
 SINGLES=${SINGLES:-5}
@@ -27,7 +29,7 @@ if [[ -n ${SBD_PROF:-} ]]; then # sbd under node --cpu-prof: the profile is writ
 fi
 if [[ -n ${SBD_TIMING:-} ]]; then
   as mkdir -p /home/tester/.config/systemd/user/sbd.service.d
-  printf '[Service]\nEnvironment=NODE_OPTIONS=--require=/mnt/proj/bench/guest/sbd-timing.js SBD_TIMING_OUT=/home/tester/sbd-timing.jsonl\n' | as tee /home/tester/.config/systemd/user/sbd.service.d/91-timing.conf >/dev/null
+  printf '[Service]\nEnvironment=NODE_OPTIONS=--require=/mnt/proj/bench/guest/sbd-timing.js SBD_TIMING_OUT=/home/tester/sbd-timing.jsonl'"${SBD_TIMING_PSI:+ SBD_TIMING_PSI=1}"'\n' | as tee /home/tester/.config/systemd/user/sbd.service.d/91-timing.conf >/dev/null
   as systemctl --user daemon-reload
 fi
 # Every second, the CPU time of each cgroup near the top (and of the user manager's children) and
