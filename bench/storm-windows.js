@@ -28,7 +28,7 @@ function slowestTimelines(rows, windows, n) {
     const at = (t) => ((t - stall) / 1000).toFixed(1);
     const steps = windows.filter((w) => w.u === x[1] && w.t >= stall - 3000 && w.t <= Number(x[3]) + 500).map((w) => {
       if (w.wake !== undefined) return `${at(w.t)} wake (${w.wake})`;
-      const kind = w.kind === undefined ? w.ev : `${w.kind}${w.share === undefined ? '' : ` ${w.share.toFixed(2)}`}${w.anon === undefined ? '' : ` anon ${w.anon.toFixed(2)}`}${w.why === undefined ? '' : ` (${w.why})`}`;
+      const kind = w.kind === undefined ? w.ev : `${w.kind}${w.share === undefined ? '' : ` ${w.share.toFixed(2)}`}${w.anon === undefined ? '' : ` anon ${w.anon.toFixed(2)}`}${w.cpu === undefined ? '' : ` cpu ${w.cpu.toFixed(2)}`}${w.starved ? ' starved' : ''}${w.why === undefined ? '' : ` (${w.why})`}`;
       return `${at(w.t)} ${w.ms === undefined ? '' : `${(w.ms / 1000).toFixed(1)} s `}${kind}${w.timerMs ? ` [${w.timerMs / 1000} s timer, late ${w.late}]` : ''}${w.ev === 'standing-still' ? ' VERDICT' : ''}`;
     });
     return `${x[1]}: lag ${lag(x).toFixed(1)} s, brake at ${at(Number(x[2]))}: ${steps.join('; ')}`;

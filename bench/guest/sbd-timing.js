@@ -86,7 +86,7 @@ const sampleOf = feed.sample;
 feed.sample = function () {
   const timerMs = this.timerMs;
   const v = sampleOf.call(this);
-  if (v !== undefined) windows.push({ t: Date.now(), u: path.basename(this.cgroupDir), timerMs, late: this.lateInARow, ev: v.event, kind: v.window?.kind, ms: v.window?.windowMs, share: v.window?.share, anon: v.window?.anonShare, why: v.window?.kind === 'clear' ? v.window.reason : undefined, hot: v.hotWindows, ...(psiFiles ? psiTotals(this.cgroupDir) : {}) });
+  if (v !== undefined) windows.push({ t: Date.now(), u: path.basename(this.cgroupDir), timerMs, late: this.lateInARow, ev: v.event, kind: v.window?.kind, ms: v.window?.windowMs, share: v.window?.share, anon: v.window?.anonShare, cpu: v.window?.cpuShare, starved: v.window?.starved, why: v.window?.kind === 'clear' ? v.window.reason : undefined, hot: v.hotWindows, ...(psiFiles ? psiTotals(this.cgroupDir) : {}) });
   return v;
 };
 wrap(feed, 'sample', 'feed.sample');

@@ -63,6 +63,10 @@ export interface MemorySample {
   /** memory.pressure `full total` (µs) and `some total`; 0 on a kernel without PSI. */
   pressureFullUs: number;
   pressureSomeUs: number;
+  /** cpu.pressure `some total` (µs): time a task of the cgroup waited in the run queue for a
+   * CPU. A window its task spent waiting there is no evidence of a memory stall (detector.ts,
+   * cpuStarvedShare). Undefined without the file (a kernel without PSI, a fixture or trace). */
+  cpuSomeUs?: number;
 }
 
 /** A file that a cgroup may lack (cpu.stat without the cpu controller): undefined then. */
@@ -85,14 +89,14 @@ export function readCurrentBytes(dir: string): number {
   return parseSingle(readCgroupFile(dir, 'memory.current'), `${dir}/memory.current`);
 }
 
-/** The texts of one sample's files; a file that is absent (memory.pressure without PSI,
- * memory.swap.max without swap accounting) is undefined. */
-type SampleTexts = Record<'memory.current' | 'memory.high' | 'memory.max' | 'memory.stat' | 'memory.events.local', string> & Record<'memory.pressure' | 'memory.swap.max', string | undefined>;
+/** The texts of one sample's files; a file that is absent (memory.pressure and cpu.pressure
+ * without PSI, memory.swap.max without swap accounting) is undefined. */
+type SampleTexts = Record<'memory.current' | 'memory.high' | 'memory.max' | 'memory.stat' | 'memory.events.local', string> & Record<'memory.pressure' | 'memory.swap.max' | 'cpu.pressure', string | undefined>;
 
 /** The files of a sample, each with whether a cgroup may lack it. */
 const SAMPLE_FILES = [
   ['memory.current', false], ['memory.high', false], ['memory.max', false], ['memory.stat', false],
-  ['memory.events.local', false], ['memory.pressure', true], ['memory.swap.max', true],
+  ['memory.events.local', false], ['memory.pressure', true], ['memory.swap.max', true], ['cpu.pressure', true],
 ] as const;
 export type SampleFileName = (typeof SAMPLE_FILES)[number][0];
 /** Each sample file's place among SampleFiles' fds. */
@@ -109,6 +113,7 @@ function sampleOf(t: SampleTexts, atMs: number, file: (name: string) => string):
   const pressureText = t['memory.pressure'];
   const pressure = pressureText === undefined ? undefined : parsePressure(pressureText, file('memory.pressure'));
   const swapMax = t['memory.swap.max'];
+  const cpuText = t['cpu.pressure'];
   return {
     atMs,
     currentBytes: parseSingle(t['memory.current'], file('memory.current')),
@@ -122,10 +127,11 @@ function sampleOf(t: SampleTexts, atMs: number, file: (name: string) => string):
     oomKills: eventsLocal.oom_kill,
     pressureFullUs: pressure?.full?.totalUs ?? 0,
     pressureSomeUs: pressure?.some.totalUs ?? 0,
+    ...(cpuText === undefined ? {} : { cpuSomeUs: parsePressure(cpuText, file('cpu.pressure')).some.totalUs }),
   };
 }
 
-/** Read a MemorySample from the cgroup directory `dir`, each file by its path: seven files (no
+/** Read a MemorySample from the cgroup directory `dir`, each file by its path: eight files (no
  * cpu.stat: nothing judges it). A feed that is awake reads through SampleFiles instead. */
 export function readMemorySample(dir: string, atMs: number): MemorySample {
   const texts = {} as Record<string, string | undefined>;
@@ -139,7 +145,7 @@ export function readMemorySample(dir: string, atMs: number): MemorySample {
  * path join per read, was a quarter of sbd's time). Each is read again with a positioned read at
  * offset 0: kernfs regenerates a cgroup file's content on a read from its start (seq_file), so
  * the text is as fresh as a new open's. A cgroup removed meanwhile answers ENODEV: CgroupGoneError.
- * Seven fds while awake, none once closed (the feed closes them when it sleeps).
+ * Eight fds while awake, none once closed (the feed closes them when it sleeps).
  */
 export class SampleFiles {
   private fds: Array<number | undefined>;

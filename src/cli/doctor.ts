@@ -218,7 +218,7 @@ export const SESSIONS_OF_HEADROOM = 1000;
 /** What one idle session costs sbd in open files: its PSI trigger (memory.pressure) and its
  * agent's pidfd (2, counted in the lab guest: bench/RESULTS.md, issue 15's idle table), and since
  * session 11 its agent's /proc stat, held for the freeze check. A session under pressure holds
- * its sample's seven files too, while its feed is awake and for FILES_LINGER_MS after (stall/feed.ts). */
+ * its sample's eight files too (cpu.pressure the eighth), while its feed is awake and for FILES_LINGER_MS after (stall/feed.ts). */
 export const FILES_PER_SESSION = 3;
 /** And in inotify watches: memory.events.local, cgroup.events, and its heartbeat file when it has one. */
 export const WATCHES_PER_SESSION = 3;

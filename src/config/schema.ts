@@ -49,6 +49,16 @@ export const detectorSchema = z
      * windows: 2.8 s); the recorded bursts show the margin (npm run bench:margin).
      */
     onsetHotWindows: z.number().int().min(1).default(3),
+    /**
+     * A window below the clear line in which the session's tasks waited for a CPU (its
+     * cpu.pressure `some`) at least this share of the window is no evidence either way: warm, not
+     * clear. PSI's full memory stall does not count a task waiting in the run queue, so a hog at
+     * its brake that got no CPU reads 0.00 though it neither stalled nor made progress. 0.5: such a
+     * window left its task half the window or less in which a stall could be counted. A clear
+     * window reads near 0 on a machine with CPUs to spare; at most one such window is bridged in a
+     * run of hot ones (stall/detector.ts).
+     */
+    cpuStarvedShare: share.default(0.5),
     /** Grace between standing still and stopping the biggest command: room for a raise to help. */
     graceS: seconds.default(180),
     /**

@@ -47,12 +47,17 @@ export interface WindowVerdict {
   kind: WindowKind;
   /** Δ full-stall µs / window µs (PSI); undefined on the fallback measure. */
   share: number | undefined;
+  /** Δ cpu.pressure some µs / window µs: how much of the window its tasks waited for a CPU;
+   * undefined without cpu.pressure (no PSI, a trace or fixture without it). */
+  cpuShare?: number;
   anonShare: number;
   evidence: Evidence[];
   /** Times its own brake fired during the window. */
   ownHighDelta: number;
   grewBytes: number;
   windowMs: number;
+  /** A warm window only for its tasks' wait for a CPU (detector.cpuStarvedShare). */
+  starved?: true;
   /** Why the window is what it is, in a few words. */
   reason: string;
 }
@@ -142,12 +147,33 @@ export function classifyWindow(a: DetectorSample, b: DetectorSample, cfg: Detect
   }
 
   const share = windowMs > 0 ? (b.pressureFullUs - a.pressureFullUs) / (windowMs * 1000) : 0;
-  if (share < cfg.clearShare) return { ...base, kind: 'clear', share, reason: `share ${pct(share)} below ${cfg.clearShare}` };
-  if (!fuseHolds) return { ...base, kind: 'clear', share, reason: `anon share ${pct(anonShare)} below ${cfg.anonFuse}: page cache` };
+  const cpuShare = a.cpuSomeUs === undefined || b.cpuSomeUs === undefined || windowMs <= 0 ? undefined : (b.cpuSomeUs - a.cpuSomeUs) / (windowMs * 1000);
+  const psi = cpuShare === undefined ? { ...base, share } : { ...base, share, cpuShare };
+  if (share < cfg.clearShare) {
+    // Waiting in the run queue is neither a memory stall nor progress: a window of a session
+    // that would otherwise count (its anon at the fuse, its own brake) tells nothing.
+    if (cpuShare !== undefined && cpuShare >= cfg.cpuStarvedShare && fuseHolds && evidence.length > 0) {
+      return { ...psi, kind: 'warm', starved: true, reason: `share ${pct(share)} below ${cfg.clearShare} while it waited for a CPU ${pct(cpuShare)} of the window: no evidence` };
+    }
+    return { ...psi, kind: 'clear', reason: `share ${pct(share)} below ${cfg.clearShare}` };
+  }
+  if (!fuseHolds) return { ...psi, kind: 'clear', reason: `anon share ${pct(anonShare)} below ${cfg.anonFuse}: page cache` };
   // Its own doing: pressure also counts stalls of an ancestor's brake; an innocent neighbour is never punished.
-  if (evidence.length === 0) return { ...base, kind: 'clear', share, reason: 'not its own brake (neighbour or slice)' };
-  if (share >= cfg.tripShare) return { ...base, kind: 'hot', share, reason: `share ${pct(share)} at or above ${cfg.tripShare}` };
-  return { ...base, kind: 'warm', share, reason: `share ${pct(share)} between ${cfg.clearShare} and ${cfg.tripShare}` };
+  if (evidence.length === 0) return { ...psi, kind: 'clear', reason: 'not its own brake (neighbour or slice)' };
+  if (share >= cfg.tripShare) return { ...psi, kind: 'hot', reason: `share ${pct(share)} at or above ${cfg.tripShare}` };
+  return { ...psi, kind: 'warm', reason: `share ${pct(share)} between ${cfg.clearShare} and ${cfg.tripShare}` };
+}
+
+/**
+ * A CPU-starved window (classifyWindow's warm "waited for a CPU") right after another one counts
+ * as clear (pure). One is bridged: in bench:storm's 200 sessions on two CPUs, a stall paused for
+ * one window, then went on (session 26's traces). Two in a row are a second of no evidence, and
+ * a run of hot windows must not join two bursts across it, nor a deadline outlast it.
+ */
+export function bridgeOnce(w: WindowVerdict, previous: WindowVerdict | undefined): WindowVerdict {
+  if (w.starved !== true || previous?.starved !== true) return w;
+  const { starved: _starved, ...rest } = w;
+  return { ...rest, kind: 'clear', reason: `${w.reason}, the second window in a row: clear` };
 }
 
 function remaining(d: Deadline | undefined, now: number): number | undefined {
@@ -200,7 +226,7 @@ export function step(state: DetectorState, sample: DetectorSample, cfg: Detector
   const nominalMs = (onset ? cfg.onsetWindowS : cfg.windowS) * 1000;
   if (sample.atMs - last.atMs < nominalMs / 2) return [state, verdict('short-window', undefined, state, now)];
 
-  const w = classifyWindow(last, sample, cfg);
+  const w = bridgeOnce(classifyWindow(last, sample, cfg), state.lastWindow);
   let s: DetectorState = { ...state, last: sample, lastWindow: w };
 
   // Mute after our own lowering: lowering a live cgroup's brake manufactures exactly this signal.

@@ -277,6 +277,9 @@ test("bench: the storm's slowest sessions' wakes and windows from their stall's 
   const lines = slowestTimelines(rows, windows, 1);
   assert.equal(lines.length, 1, 'only the n slowest, singles and sessions without a verdict left out');
   assert.equal(lines[0], 'storm-1.scope: lag 4.5 s, brake at 0.0: 0.2 wake (psi-trigger); 0.2 first-sample; 0.8 0.6 s clear 0.40 anon 0.80 (anon share 0.80 below 0.9: page cache) [0.5 s timer, late 0]; 1.4 1.2 s hot 0.50 [0.5 s timer, late 1]; 4.5 2.1 s hot 0.60 [2 s timer, late 0] VERDICT');
+  // a window warm only for its wait for a CPU (since session 28: cpu share and starved recorded)
+  const starved = slowestTimelines(rows, [{ t: 11_000, u: 'storm-1.scope', timerMs: 500, late: 0, ev: 'window', kind: 'warm', ms: 500, share: 0, anon: 1, cpu: 0.87, starved: true, hot: 1 }], 1);
+  assert.equal(starved[0], 'storm-1.scope: lag 4.5 s, brake at 0.0: 1.0 0.5 s warm 0.00 anon 1.00 cpu 0.87 starved [0.5 s timer, late 0]');
 });
 
 test("bench: the storm's worst with each onset moved past the windows sbd judged page cache (the anon fuse open)", () => {

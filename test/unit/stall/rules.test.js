@@ -14,18 +14,20 @@ const MiB = 2 ** 20;
  * A session over time: each call to next() advances one window, adding `share` of full stall,
  * `ownHigh` brake breaches and `grow` bytes.
  */
-function session({ high = 64 * MiB, current = 40 * MiB, anonShare = 1, sessions = 2, measure = 'psi', windowMs = 2000 } = {}) {
+function session({ high = 64 * MiB, current = 40 * MiB, anonShare = 1, sessions = 2, measure = 'psi', windowMs = 2000, cpuPressure = false } = {}) {
   let s = {
     atMs: 0, currentBytes: current, highBytes: high, maxBytes: Infinity, swapMaxBytes: 0,
     anonBytes: current * anonShare, shmemBytes: 0, fileBytes: current * (1 - anonShare), ownHighEvents: 0,
-    pressureFullUs: 0, pressureSomeUs: 0, cpuUsageUs: 0, unitsInSlice: sessions, measure,
+    pressureFullUs: 0, pressureSomeUs: 0, unitsInSlice: sessions, measure, ...(cpuPressure ? { cpuSomeUs: 0 } : {}),
   };
   return {
     first: () => ({ ...s }),
-    next({ share = 0, ownHigh = 0, grow = 0, anon = anonShare, dt = windowMs } = {}) {
+    /** `cpu`: the share of the window its tasks waited for a CPU (cpu.pressure some), when the session has cpuPressure. */
+    next({ share = 0, ownHigh = 0, grow = 0, anon = anonShare, dt = windowMs, cpu = 0 } = {}) {
       const currentBytes = s.currentBytes + grow;
       s = { ...s, atMs: s.atMs + dt, currentBytes, anonBytes: currentBytes * anon, fileBytes: currentBytes * (1 - anon),
-        ownHighEvents: s.ownHighEvents + ownHigh, pressureFullUs: s.pressureFullUs + Math.round(share * dt * 1000) };
+        ownHighEvents: s.ownHighEvents + ownHigh, pressureFullUs: s.pressureFullUs + Math.round(share * dt * 1000),
+        ...(cpuPressure ? { cpuSomeUs: s.cpuSomeUs + Math.round(cpu * dt * 1000) } : {}) };
       return { ...s };
     },
   };
@@ -68,6 +70,66 @@ test('a clear window between two hot ones starts the count over; a warm one does
   const t = session();
   const withWarm = run([t.first(), t.next(hot), t.next({ share: 0.15, ownHigh: 5 }), t.next(hot)]);
   assert.equal(withWarm[3].event, 'standing-still');
+});
+
+/** Held at its 64 MiB brake (near-own-brake), as a hog waiting for a CPU in bench:storm. */
+const AT_BRAKE = 63 * MiB;
+
+test('a window below the clear line that waited for a CPU is no evidence: warm, one in a row; the second clears', () => {
+  const hot = { share: 0.6, ownHigh: 50 };
+  const starved = { share: 0, cpu: 0.9 };
+  const kinds = (vs) => vs.slice(1).map((v) => v.window.kind);
+  const a = session({ cpuPressure: true, current: AT_BRAKE });
+  const bridged = run([a.first(), a.next(hot), a.next(starved), a.next(hot)]);
+  assert.deepEqual(kinds(bridged), ['hot', 'warm', 'hot']);
+  assert.equal(bridged[2].window.starved, true);
+  assert.equal(bridged[2].window.cpuShare, 0.9);
+  assert.match(bridged[2].explain, /waited for a CPU 0\.90 of the window: no evidence/);
+  assert.equal(bridged[3].event, 'standing-still', 'the run goes on across it');
+  assert.equal(bridged[3].onsetMs, 0, 'from the first hot window');
+  // the same window without the wait is clear, as before
+  const b = session({ cpuPressure: true, current: AT_BRAKE });
+  assert.deepEqual(kinds(run([b.first(), b.next(hot), b.next({ share: 0, cpu: 0.05 }), b.next(hot)])), ['hot', 'clear', 'hot']);
+  // two in a row: the second ends the run
+  const c = session({ cpuPressure: true, current: AT_BRAKE });
+  const twice = run([c.first(), c.next(hot), c.next(starved), c.next(starved), c.next(hot)]);
+  assert.deepEqual(kinds(twice), ['hot', 'warm', 'clear', 'hot']);
+  assert.match(twice[3].window.reason, /second window in a row: clear$/);
+  assert.equal(twice[4].event, 'window', 'a new run of one');
+  // and after a clear one, a starved window is bridged again
+  const d = session({ cpuPressure: true, current: AT_BRAKE });
+  assert.deepEqual(kinds(run([d.first(), d.next(hot), d.next(starved), d.next(starved), d.next(starved), d.next(hot), d.next(hot)])), ['hot', 'warm', 'clear', 'warm', 'hot', 'hot']);
+});
+
+test('a CPU-starved window counts only where a stalled one would: the line, the anon fuse, own evidence, cpu.pressure read', () => {
+  const a = session({ cpuPressure: true, current: AT_BRAKE });
+  const first = a.first();
+  const at = (cpu) => classifyWindow(first, { ...first, atMs: 2000, ownHighEvents: 5, cpuSomeUs: cpu * 2e6 }, cfg); // own-high-moved
+  assert.equal(at(cfg.cpuStarvedShare).kind, 'warm');
+  assert.equal(at(cfg.cpuStarvedShare - 0.01).kind, 'clear');
+  assert.equal(cfg.cpuStarvedShare, 0.5);
+  const starved = { share: 0, cpu: 0.9, ownHigh: 5 };
+  const cache = session({ cpuPressure: true, anonShare: 0.5 });
+  assert.equal(run([cache.first(), cache.next(starved)])[1].window.kind, 'clear', 'page cache');
+  const neighbour = session({ cpuPressure: true, current: 10 * MiB, sessions: 3 });
+  assert.equal(run([neighbour.first(), neighbour.next({ share: 0, cpu: 0.9 })])[1].window.kind, 'clear', 'not its own brake');
+  const noFile = session();
+  const v = run([noFile.first(), noFile.next(starved)])[1].window;
+  assert.equal(v.kind, 'clear', 'without cpu.pressure (a trace, no PSI) as before');
+  assert.equal('cpuShare' in v, false);
+  // a configured line
+  const strict = { ...cfg, cpuStarvedShare: 0.95 };
+  assert.equal(classifyWindow(first, { ...first, atMs: 2000, ownHighEvents: 5, cpuSomeUs: 0.9 * 2e6 }, strict).kind, 'clear');
+});
+
+test('a CPU-starved window keeps a running deadline once; the second in a row ends it', () => {
+  const hot = { share: 0.6, ownHigh: 50 };
+  const starved = { share: 0, cpu: 0.8 };
+  const s = session({ cpuPressure: true, current: AT_BRAKE });
+  const vs = run([s.first(), s.next(hot), s.next(hot), s.next(starved), s.next(hot), s.next(starved), s.next(starved)]);
+  assert.equal(vs[2].event, 'standing-still');
+  assert.deepEqual(vs.slice(3).map((v) => v.event), ['window', 'window', 'window', 'cleared']);
+  assert.equal(vs[5].state, 'standing-still');
 });
 
 test('the anon fuse: pressure while grinding page cache is clear', () => {
