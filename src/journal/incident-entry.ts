@@ -6,7 +6,7 @@
  * only when it is a plain value (a number, a word, a flag, or a list of them).
  */
 import type { Incident } from '../daemon/incidents';
-import { type JournalField, fieldNameProblem } from './encode';
+import { type JournalField, isFieldName } from './encode';
 import { MESSAGE_IDS } from './message-ids';
 
 /** sbd's SYSLOG_IDENTIFIER: `journalctl -t sbd`. */
@@ -146,7 +146,7 @@ export function figureFields(i: Incident): JournalField[] {
 function once(fields: readonly JournalField[]): JournalField[] {
   const seen = new Set<string>();
   return fields.filter(([name]) => {
-    if (seen.has(name) || fieldNameProblem(name) !== undefined) return false;
+    if (seen.has(name) || !isFieldName(name)) return false;
     seen.add(name);
     return true;
   });

@@ -12,7 +12,7 @@ const { unmarshall } = require('dbus-next/lib/message');
 const { messageToJsFmt } = require('dbus-next/lib/marshall-compat');
 const { exportService, signalWriter } = require('../../../dist/daemon/bus-service.js');
 const { incidentToBus, INCIDENT_SIGNATURE } = require('../../../dist/daemon/bus-types.js');
-const { encodeSignal } = require('../../../dist/bus-lite/wire.js');
+const { decodeMessage, encodeSignal } = require('../../../dist/bus-lite/wire.js');
 const { watchIncidents } = require('../../../dist/cli/watch.js');
 const { privateBus } = require('../../support/dbus-daemon');
 const { BASIC_STRUCT, basicValues, dictKey, text } = require('../../support/dbus-arbitraries');
@@ -43,6 +43,34 @@ test('a signal as written is what dbus-next reads: a signal, no reply expected, 
   assert.deepEqual([m.type, m.flags, m.serial, m.path, m.interface, m.member, m.signature], [4, 1, 7, '/dev/sessionbrake/Manager1', 'dev.sessionbrake.Manager1', 'Incident', INCIDENT_SIGNATURE]);
   assert.deepEqual(m.body.slice(0, 6), args.slice(0, 6));
   assert.deepEqual(Object.fromEntries(Object.entries(m.body[6]).map(([k, v]) => [k, [v.signature, v.value]])), Object.fromEntries(Object.entries(args[6]).map(([k, v]) => [k, [v.signature, v.value]])));
+});
+
+test("signals of the same member share their header's fields, each with its own serial and body length; another member has its own", () => {
+  const iface = { path: '/dev/sessionbrake/Manager1', interface: 'dev.sessionbrake.Manager1' };
+  const read = (b) => messageToJsFmt(unmarshall(b));
+  const a = read(encodeSignal(10, { ...iface, member: 'Incident', signature: INCIDENT_SIGNATURE, body: incidentToBus(/** @type {any} */ (incident(1))) }));
+  const n = read(encodeSignal(11, { ...iface, member: 'Notice', signature: 'ss', body: ['s1', 'a notice'] }));
+  const long = { ...incident(2), message: 'x'.repeat(3000) };
+  const b = read(encodeSignal(12, { ...iface, member: 'Incident', signature: INCIDENT_SIGNATURE, body: incidentToBus(/** @type {any} */ (long)) }));
+  const other = read(encodeSignal(14, { ...iface, member: 'Recorded', signature: INCIDENT_SIGNATURE, body: incidentToBus(/** @type {any} */ (incident(3))) }));
+  const bare = decodeMessage(encodeSignal(13, { ...iface, member: 'Ping' })); // dbus-next reads no message without a signature
+  assert.deepEqual([a.serial, a.member, a.body[4]], [10, 'Incident', 'standing still 1']);
+  assert.deepEqual([n.serial, n.member, n.signature, n.body], [11, 'Notice', 'ss', ['s1', 'a notice']]);
+  assert.deepEqual([b.serial, b.member, b.body[1], b.body[4].length], [12, 'Incident', 's2.scope', 3000], 'a body grown past the first buffer, its length as long');
+  assert.deepEqual([other.serial, other.member, other.body[4]], [14, 'Recorded', 'standing still 3'], 'the same signature, another member');
+  assert.deepEqual([bare.type, bare.serial, bare.signature, bare.body], [4, 13, '', []]);
+});
+
+test('a number outside its type is refused by name, never wrapped into another value', () => {
+  const sig = (signature, body) => () => encodeSignal(1, { path: '/p', interface: 'x.y', member: 'S', signature, body });
+  assert.throws(sig('u', [-1]), { name: 'Error', message: /"u" takes a whole number from 0 to 4294967295, not -1/ });
+  assert.throws(sig('u', [2 ** 32]), /"u" takes a whole number/);
+  assert.throws(sig('y', [256]), /"y" takes a whole number from 0 to 255/);
+  assert.throws(sig('i', [1.5]), /"i" takes a whole number/);
+  assert.throws(sig('t', [-1n]), /"t" takes a whole number from 0 to 18446744073709551615, not -1/);
+  assert.throws(sig('x', [2n ** 63n]), /"x" takes a whole number/);
+  const m = messageToJsFmt(unmarshall(sig('yuixt', [255, 2 ** 32 - 1, -(2 ** 31), -(2n ** 63n), 2n ** 64n - 1n])()));
+  assert.deepEqual(m.body, [255, 2 ** 32 - 1, -(2 ** 31), -(2n ** 63n), 2n ** 64n - 1n]);
 });
 
 // (no empty dict: dbus-next 0.10.2 reads one without its padding; the values within dbus-next's own

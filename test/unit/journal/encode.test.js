@@ -68,8 +68,15 @@ test('property: any fields, text or bytes, with or without newlines, encode as t
     return [Buffer.from(`${name}\n`), length, value, Buffer.from('\n')];
   }));
   const name = fc.stringMatching(/^[A-Z][A-Z0-9_]{0,20}$/);
-  const value = fc.oneof(fc.string(), fc.string().map((s) => `${s}\n${s}`), fc.uint8Array().map((a) => Buffer.from(a)));
+  const value = fc.oneof(fc.string(), fc.string().map((s) => `${s}\n${s}`), fc.string({ unit: 'grapheme' }), fc.uint8Array().map((a) => Buffer.from(a)));
   fc.assert(fc.property(fc.array(fc.tuple(name, value), { maxLength: 12 }), (fields) => {
     assert.deepEqual(encodeEntry(fields), reference(fields));
   }), { numRuns: 300 });
+});
+
+test('a bad name is refused the same after good ones were remembered, and a good name after a bad one', () => {
+  for (let i = 0; i < 3; i++) assert.deepEqual(encodeEntry([['GOOD', 'x']]), Buffer.from('GOOD=x\n'));
+  assert.throws(() => encodeEntry([['GOOD', 'x'], ['bad', 'y']]), { name: 'RangeError', message: /journal entry: the field name "bad" has a character other than A-Z/ });
+  assert.throws(() => encodeEntry([['GOOD', 'x\ny'], ['bad', 'y']]), { name: 'RangeError', message: /"bad"/ }, 'the binary-safe form checks names too');
+  assert.deepEqual(encodeEntry([['GOOD', 'x']]), Buffer.from('GOOD=x\n'));
 });
