@@ -257,6 +257,18 @@ test("bench: sbd's timing readings (SBD_TIMING=1) as shares of each interval, fr
   assert.deepEqual(rows[0].calls['incident.tell'], { calls: 0, cpuMs: 0 });
 });
 
+test("bench: sbd's CPU per call of each part, from the release's reading to the last before the peak's end", () => {
+  const { perCallFrom } = require('../../bench/sbd-timing-table.js');
+  const reading = (atMs, tellCalls, tellMs) => ({ atMs, rows: { 'incident.tell': { calls: tellCalls, cpuMs: tellMs } } });
+  const readings = [reading(9_000, 1, 5), reading(10_000, 2, 8), reading(12_000, 12, 38), reading(14_000, 22, 48), reading(20_000, 40, 100)];
+  const per = perCallFrom(readings, 10_500, 4, ['incident.tell', 'feed.read']);
+  assert.equal(per?.toS, 3.5, 'from the reading at 10.0 s to the one at 14.0 s, 3.5 s after the release');
+  assert.deepEqual(per?.rows['incident.tell'], { calls: 20, perCallMs: 2 });
+  assert.deepEqual(per?.rows['feed.read'], { calls: 0, perCallMs: undefined });
+  assert.equal(perCallFrom(readings, 8_000, 4), undefined, 'no reading at or before the release');
+  assert.equal(perCallFrom(readings, 10_500, 0.1), undefined, 'no reading after the release within the span');
+});
+
 test("bench: the storm's slowest sessions' wakes and windows from their stall's onset (SBD_TIMING=1)", () => {
   const { slowestTimelines } = require('../../bench/storm-windows.js');
   const rows = [
