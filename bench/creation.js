@@ -7,12 +7,10 @@
 // `sbctl status` listed them all. Run it on an older commit for the baseline (bench/RESULTS.md).
 const fs = require('node:fs');
 const { runGuestBench } = require('./guest-run');
+const { tsvAsMarkdown } = require('./lib');
 
 const n = Number(process.env.CREATION ?? 200);
 process.env.SB_VM_MEM ??= '8192';
 const tsv = runGuestBench('creation', `export CREATION=${n}\nbash /mnt/proj/bench/guest/creation.sh\n`);
 console.log(`\nresults: ${tsv}`);
-const [head, ...rows] = fs.readFileSync(tsv, 'utf8').trim().split('\n').map((l) => l.split('\t'));
-console.log(`| ${head?.join(' | ')} |`);
-console.log(`|${head?.map(() => ' --- ').join('|')}|`);
-for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+for (const line of tsvAsMarkdown(fs.readFileSync(tsv, 'utf8'))) console.log(line);

@@ -58,4 +58,10 @@ function keptFile(dir, name) {
   return [name, `${name}.gz`].map((f) => path.join(dir, f)).find((f) => fs.existsSync(f));
 }
 
-module.exports = { measure, row, fmt, spread, secs, textOf, keptFile };
+/** A guest bench's TSV (a header line, then rows) as a markdown table, one line each (pure). */
+function tsvAsMarkdown(text) {
+  const [head = [], ...rows] = text.trim().split('\n').map((l) => l.split('\t'));
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => ' --- ').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
+}
+
+module.exports = { measure, row, fmt, spread, secs, textOf, keptFile, tsvAsMarkdown };

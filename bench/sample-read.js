@@ -7,12 +7,10 @@
 // round, ROUNDS (5) rounds.
 const fs = require('node:fs');
 const { runGuestBench } = require('./guest-run');
+const { tsvAsMarkdown } = require('./lib');
 
 const n = Number(process.env.N ?? 2000);
 const rounds = Number(process.env.ROUNDS ?? 5);
 const tsv = runGuestBench('sample-read', `cd /mnt/proj && as-tester node bench/guest/sample-read.js ${n} ${rounds} > "$LAB_OUT/sample-read.tsv"\n`);
 console.log(`\nresults: ${tsv}`);
-const [head, ...rows] = fs.readFileSync(tsv, 'utf8').trim().split('\n').map((l) => l.split('\t'));
-console.log(`| ${head?.join(' | ')} |`);
-console.log(`|${head?.map(() => ' --- ').join('|')}|`);
-for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+for (const line of tsvAsMarkdown(fs.readFileSync(tsv, 'utf8'))) console.log(line);

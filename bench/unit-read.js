@@ -8,12 +8,10 @@
 // the eight properties it uses. UNITS (200) scopes, ROUNDS (3) rounds each, 16 in flight.
 const fs = require('node:fs');
 const { runGuestBench } = require('./guest-run');
+const { tsvAsMarkdown } = require('./lib');
 
 const units = Number(process.env.UNITS ?? 200);
 const rounds = Number(process.env.ROUNDS ?? 3);
 const tsv = runGuestBench('unit-read', `cd /mnt/proj && as-tester node bench/guest/unit-read.js ${units} ${rounds} > "$LAB_OUT/unit-read.tsv"\n`);
 console.log(`\nresults: ${tsv}`);
-const [head, ...rows] = fs.readFileSync(tsv, 'utf8').trim().split('\n').map((l) => l.split('\t'));
-console.log(`| ${head?.join(' | ')} |`);
-console.log(`|${head?.map(() => ' --- ').join('|')}|`);
-for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+for (const line of tsvAsMarkdown(fs.readFileSync(tsv, 'utf8'))) console.log(line);

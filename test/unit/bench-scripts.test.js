@@ -257,6 +257,12 @@ test("bench: sbd's timing readings (SBD_TIMING=1) as shares of each interval, fr
   assert.deepEqual(rows[0].calls['incident.tell'], { calls: 0, cpuMs: 0 });
 });
 
+test('bench: a guest bench TSV as a markdown table, header, rule and rows', () => {
+  const { tsvAsMarkdown } = require('../../bench/lib.js');
+  assert.deepEqual(tsvAsMarkdown('file\tus\nmemory.stat\t12.5\ncpu.pressure\t3.0\n'), ['| file | us |', '| --- | --- |', '| memory.stat | 12.5 |', '| cpu.pressure | 3.0 |']);
+  assert.deepEqual(tsvAsMarkdown('a\tb\n'), ['| a | b |', '| --- | --- |'], 'a header alone: no rows');
+});
+
 test("bench: sbd's CPU per call of each part, from the release's reading to the last before the peak's end", () => {
   const { perCallFrom } = require('../../bench/sbd-timing-table.js');
   const reading = (atMs, tellCalls, tellMs) => ({ atMs, rows: { 'incident.tell': { calls: tellCalls, cpuMs: tellMs } } });
