@@ -3,12 +3,13 @@
 // The table bench:storm prints (bench/storm.js), apart so that its statistics are unit-tested.
 const fs = require('node:fs');
 const path = require('node:path');
-const { spread, secs, textOf } = require('./lib');
+const { spread, secs, textOf, keptFile } = require('./lib');
 const { stallOnset } = require('./stall-onset');
 
 /** The markdown table of a storm run (rows: run, unit, onset ms, verdict ms, and when known the
- * stall onset ms: where the stall that holds the verdict began, bench/stall-onset.js). */
-function stormTable(rows, sbd, n) {
+ * stall onset ms: where the stall that holds the verdict began, bench/stall-onset.js). `cpu`: sbd's
+ * CPU from the release to the last verdict (sbdCpu), when the guest's cgroup readings have it. */
+function stormTable(rows, sbd, n, cpu) {
   const of = (run) => rows.filter((x) => x[0] === run);
   const lags = (xs) => xs.filter((x) => x[2] && x[3]).map((x) => (Number(x[3]) - Number(x[2])) / 1000);
   const fromStall = (xs) => xs.filter((x) => x[4] && x[3]).map((x) => (Number(x[3]) - Number(x[4])) / 1000);
@@ -23,10 +24,10 @@ function stormTable(rows, sbd, n) {
   const stormStall = spread(fromStall(st));
   const stallRatio = singleStall && stormStall ? `${(stormStall.max / singleStall.median).toFixed(2)}×` : '–';
   return [
-    '| run | sessions | reached the brake | onsets spread over | verdicts | onset to verdict: median (min–max) | worst | worst / single median | stall onset to verdict (sessions) | worst / single median, from the stall\'s onset | sbd RSS after | sbd CPU from release to last verdict |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    `| one at a time | ${of('single').length} | ${of('single').filter((x) => x[2]).length} | – | ${lags(of('single')).length} | ${secs(single)} | ${single ? single.max.toFixed(1) : '-'} s | – | ${stallCell(of('single'))} | – | – | – |`,
-    `| storm | ${n} | ${onsets.length} | ${onsets.length ? ((Math.max(...onsets) - Math.min(...onsets)) / 1000).toFixed(1) : '-'} s | ${lags(st).length} | ${secs(sp)} | ${sp ? sp.max.toFixed(1) : '-'} s | ${ratio} | ${stallCell(st)} | ${stallRatio} | ${(Number(sbd.sbd_rss_kib) / 1024).toFixed(0)} MiB | ${sbd.sbd_cpu_s_during_storm} s |`,
+    '| run | sessions | reached the brake | onsets spread over | verdicts | onset to verdict: median (min–max) | worst | worst / single median | stall onset to verdict (sessions) | worst / single median, from the stall\'s onset | sbd RSS after | sbd CPU, release to last verdict | sbd CPU, release to the watch\'s end |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| one at a time | ${of('single').length} | ${of('single').filter((x) => x[2]).length} | – | ${lags(of('single')).length} | ${secs(single)} | ${single ? single.max.toFixed(1) : '-'} s | – | ${stallCell(of('single'))} | – | – | – | – |`,
+    `| storm | ${n} | ${onsets.length} | ${onsets.length ? ((Math.max(...onsets) - Math.min(...onsets)) / 1000).toFixed(1) : '-'} s | ${lags(st).length} | ${secs(sp)} | ${sp ? sp.max.toFixed(1) : '-'} s | ${ratio} | ${stallCell(st)} | ${stallRatio} | ${(Number(sbd.sbd_rss_kib) / 1024).toFixed(0)} MiB | ${cpu ? `${cpu.cpuS.toFixed(1)} s in ${cpu.overS.toFixed(1)} s${cpu.cgroup === SBD_CGROUP ? '' : ` (${cpu.cgroup})`}` : '–'} | ${sbd.sbd_cpu_s_during_storm} s |`,
   ].join('\n');
 }
 
@@ -75,16 +76,41 @@ function cpuShares(text, fromS, toS) {
   return { fromS: a.t, toS: b.t, busyShare: all > 0 ? 1 - idle / all : undefined, cgroups };
 }
 
+const USER_MANAGER = 'user.slice/user-1000.slice/user@1000.service/';
+const SBD_CGROUP = 'app.slice/sbd.service';
+/**
+ * sbd's CPU seconds over the readings that span `shares` (pure): its own cgroup's, or, in a run kept
+ * before storm.sh read sbd.service's cpu.stat, its slice's (app.slice, where nothing else ran in
+ * the storm: the guest's user manager starts nothing there but sbd). `cgroup` says which;
+ * undefined when neither was read. `sbd_cpu_s_during_storm` (storm-sbd.txt) is not this: it is
+ * taken after the onset watcher's last rounds, STALL_WATCH_MS (30 s) past the last breach.
+ */
+function sbdCpu(shares) {
+  const cgroup = [SBD_CGROUP, 'app.slice'].find((c) => shares.cgroups[USER_MANAGER + c] !== undefined);
+  if (cgroup === undefined) return undefined;
+  const overS = shares.toS - shares.fromS;
+  return { cpuS: (shares.cgroups[USER_MANAGER + cgroup] / 100) * overS, overS, cgroup };
+}
+
 /** One line of the CPU shares of the user manager's children and of the bench's own cgroup (`watcher`: its onset watcher's, /proc/self/cgroup). */
 function cpuLine(shares, watcher) {
-  const um = 'user.slice/user-1000.slice/user@1000.service/';
+  const um = USER_MANAGER;
   const pct = (v) => `${v.toFixed(0)} %`;
   const parts = Object.entries(shares.cgroups).filter(([k]) => k.startsWith(um) && !k.slice(um.length).includes('/')).sort((x, y) => y[1] - x[1]).map(([k, v]) => `${k.slice(um.length)} ${pct(v)}`);
   const w = watcher && shares.cgroups[watcher.replace(/^0::\//, '')];
   return `CPU from the release to the last verdict (${(shares.toS - shares.fromS).toFixed(1)} s, % of one CPU): ${parts.join(', ')}${w !== undefined ? `; the bench's own processes, its onset watcher among them (${watcher.replace(/^0::\//, '')}) ${pct(w)}` : ''}; the guest busy ${shares.busyShare === undefined ? '?' : pct(shares.busyShare * 100)} of all its CPUs`;
 }
 
-module.exports = { stormTable, withStallOnsets, pressureOf, cpuShares, cpuLine };
+module.exports = { stormTable, withStallOnsets, pressureOf, cpuShares, cpuLine, sbdCpu, stormCpu };
+
+/** The CPU shares from the release to the storm's last verdict of a results directory, from its
+ * cgroup-cpu.txt(.gz); undefined when it has none or no verdict. */
+function stormCpu(dir, rows, sbd) {
+  const file = keptFile(dir, 'cgroup-cpu.txt');
+  const verdicts = rows.filter((x) => x[0] === 'storm' && x[3]).map((x) => Number(x[3]));
+  if (!file || !verdicts.length) return undefined;
+  return cpuShares(textOf(file), Number(sbd.released_at_ms) / 1000, Math.max(...verdicts) / 1000);
+}
 
 // node bench/storm-table.js DIR: the table of a kept run (storm.tsv, storm-sbd.txt, pressure-*.json)
 if (require.main === module) {
@@ -95,5 +121,7 @@ if (require.main === module) {
   }
   const rows = fs.readFileSync(path.join(dir, 'storm.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
   const sbd = Object.fromEntries(fs.readFileSync(path.join(dir, 'storm-sbd.txt'), 'utf8').trim().split('\n').map((l) => l.split('\t')));
-  console.log(stormTable(withStallOnsets(rows, pressureOf(dir)), sbd, rows.filter((x) => x[0] === 'storm').length));
+  const shares = stormCpu(dir, rows, sbd);
+  console.log(stormTable(withStallOnsets(rows, pressureOf(dir)), sbd, rows.filter((x) => x[0] === 'storm').length, shares && sbdCpu(shares)));
+  if (shares) console.log(`\n${cpuLine(shares, sbd.watcher_cgroup)}`);
 }

@@ -36,7 +36,8 @@ fi
 # the guest's, into $LAB_OUT/cgroup-cpu.txt: who has the CPU while sbd waits for it.
 cpu_sampler() {
   local files=() f k v line
-  mapfile -t files < <(find /sys/fs/cgroup -maxdepth 3 -name cpu.stat; ls -d /sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/*/cpu.stat 2>/dev/null)
+  # sbd.service's own too (app.slice/sbd.service): its CPU from the release to the last verdict
+  mapfile -t files < <(find /sys/fs/cgroup -maxdepth 3 -name cpu.stat; ls -d /sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/{*,app.slice/sbd.service}/cpu.stat 2>/dev/null)
   while [[ -e /tmp/cpu-sampler-on ]]; do
     line="t=$EPOCHREALTIME"
     read -r k v <"/proc/stat"; line+=" /proc/stat=$v"
@@ -83,6 +84,8 @@ sbd_record
 cg=/sys/fs/cgroup$(as systemctl --user show -P ControlGroup sbd.service)
 um=/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service
 printf 'sbd_cgroup\t%s\nsbd_cpu_weight\t%s\nsessions_cpu_weight\t%s\nuser_manager_subtree_control\t%s\n' "${cg#"$um"/}" "$(cat "$cg/cpu.weight" 2>/dev/null || echo none)" "$(cat "$um/sessions.slice/cpu.weight" 2>/dev/null || echo none)" "$(cat "$um/cgroup.subtree_control")" >>"$LAB_OUT/storm-sbd.txt"
+# what else runs in sbd's slice (bench/storm-table.js's sbdCpu reads app.slice for runs kept before sbd.service's own)
+printf 'app_slice_children\t%s\n' "$(cd "$um/app.slice" && find . -mindepth 1 -maxdepth 1 -type d -printf '%f ' )" >>"$LAB_OUT/storm-sbd.txt"
 if [[ -n ${SBD_TIMING:-} ]]; then as systemctl --user stop sbd.service; cp /home/tester/sbd-timing.jsonl /home/tester/sbd-timing-windows.jsonl "$LAB_OUT/"; fi
 if [[ -n ${SBD_PROF:-} ]]; then
   as systemctl --user stop sbd.service; for _ in $(seq 1 60); do ls /home/tester/sbd-prof/*.cpuprofile >/dev/null 2>&1 && break; sleep 2; done
