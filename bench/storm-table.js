@@ -27,7 +27,7 @@ function stormTable(rows, sbd, n, cpu) {
     '| run | sessions | reached the brake | onsets spread over | verdicts | onset to verdict: median (min–max) | worst | worst / single median | stall onset to verdict (sessions) | worst / single median, from the stall\'s onset | sbd RSS after | sbd CPU, release to last verdict | sbd CPU, release to the watch\'s end |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     `| one at a time | ${of('single').length} | ${of('single').filter((x) => x[2]).length} | – | ${lags(of('single')).length} | ${secs(single)} | ${single ? single.max.toFixed(1) : '-'} s | – | ${stallCell(of('single'))} | – | – | – | – |`,
-    `| storm | ${n} | ${onsets.length} | ${onsets.length ? ((Math.max(...onsets) - Math.min(...onsets)) / 1000).toFixed(1) : '-'} s | ${lags(st).length} | ${secs(sp)} | ${sp ? sp.max.toFixed(1) : '-'} s | ${ratio} | ${stallCell(st)} | ${stallRatio} | ${(Number(sbd.sbd_rss_kib) / 1024).toFixed(0)} MiB | ${cpu ? `${cpu.cpuS.toFixed(1)} s in ${cpu.overS.toFixed(1)} s${cpu.cgroup === SBD_CGROUP ? '' : ` (${cpu.cgroup})`}` : '–'} | ${sbd.sbd_cpu_s_during_storm} s |`,
+    `| storm | ${n} | ${onsets.length} | ${onsets.length ? ((Math.max(...onsets) - Math.min(...onsets)) / 1000).toFixed(1) : '-'} s | ${lags(st).length} | ${secs(sp)} | ${sp ? sp.max.toFixed(1) : '-'} s | ${ratio} | ${stallCell(st)} | ${stallRatio} | ${(Number(sbd.sbd_rss_kib) / 1024).toFixed(0)} MiB | ${cpu ? `${cpu.cpuS.toFixed(1)} s in ${cpu.overS.toFixed(1)} s${cpu.own ? '' : ` (${cpu.cgroup})`}` : '–'} | ${sbd.sbd_cpu_s_during_storm} s |`,
   ].join('\n');
 }
 
@@ -79,17 +79,21 @@ function cpuShares(text, fromS, toS) {
 const USER_MANAGER = 'user.slice/user-1000.slice/user@1000.service/';
 const SBD_CGROUP = 'app.slice/sbd.service';
 /**
- * sbd's CPU seconds over the readings that span `shares` (pure): its own cgroup's, or, in a run kept
- * before storm.sh read sbd.service's cpu.stat, its slice's (app.slice, where nothing else ran in
- * the storm: the guest's user manager starts nothing there but sbd). `cgroup` says which;
- * undefined when neither was read. `sbd_cpu_s_during_storm` (storm-sbd.txt) is not this: it is
- * taken after the onset watcher's last rounds, STALL_WATCH_MS (30 s) past the last breach.
+ * sbd's CPU seconds over the readings that span `shares` (pure). `cgroup` is sbd's own under the
+ * user manager, as storm.sh recorded it (storm-sbd.txt's sbd_cgroup; session 14's runs put it
+ * straight under the manager). Runs kept before storm.sh read sbd.service's own cpu.stat have
+ * only its slice's (app.slice): nothing else runs there in the storm guest (its other child is
+ * dbus.socket, a unit whose cgroup holds no process; storm-sbd.txt's app_slice_children). The
+ * answer's `cgroup` says which was read; undefined when neither was. `sbd_cpu_s_during_storm`
+ * (storm-sbd.txt) is not this: it is taken after the onset watcher's last rounds,
+ * STALL_WATCH_MS (30 s) past the last breach.
  */
-function sbdCpu(shares) {
-  const cgroup = [SBD_CGROUP, 'app.slice'].find((c) => shares.cgroups[USER_MANAGER + c] !== undefined);
-  if (cgroup === undefined) return undefined;
+function sbdCpu(shares, cgroup = SBD_CGROUP) {
+  const slice = cgroup.includes('/') ? cgroup.slice(0, cgroup.lastIndexOf('/')) : undefined;
+  const read = [cgroup, slice].find((c) => c !== undefined && shares.cgroups[USER_MANAGER + c] !== undefined);
+  if (read === undefined) return undefined;
   const overS = shares.toS - shares.fromS;
-  return { cpuS: (shares.cgroups[USER_MANAGER + cgroup] / 100) * overS, overS, cgroup };
+  return { cpuS: (shares.cgroups[USER_MANAGER + read] / 100) * overS, overS, cgroup: read, own: read === cgroup };
 }
 
 /** One line of the CPU shares of the user manager's children and of the bench's own cgroup (`watcher`: its onset watcher's, /proc/self/cgroup). */
@@ -122,6 +126,6 @@ if (require.main === module) {
   const rows = fs.readFileSync(path.join(dir, 'storm.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
   const sbd = Object.fromEntries(fs.readFileSync(path.join(dir, 'storm-sbd.txt'), 'utf8').trim().split('\n').map((l) => l.split('\t')));
   const shares = stormCpu(dir, rows, sbd);
-  console.log(stormTable(withStallOnsets(rows, pressureOf(dir)), sbd, rows.filter((x) => x[0] === 'storm').length, shares && sbdCpu(shares)));
+  console.log(stormTable(withStallOnsets(rows, pressureOf(dir)), sbd, rows.filter((x) => x[0] === 'storm').length, shares && sbdCpu(shares, sbd.sbd_cgroup)));
   if (shares) console.log(`\n${cpuLine(shares, sbd.watcher_cgroup)}`);
 }

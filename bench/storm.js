@@ -28,5 +28,5 @@ const sbd = Object.fromEntries(fs.readFileSync(sbdFile, 'utf8').trim().split('\n
 console.log(`\nresults: ${tsv}`);
 // Who had the guest's CPU from the release to the last verdict (bench/guest/storm.sh's readings of each cgroup's cpu.stat).
 const shares = stormCpu(path.dirname(tsv), rows, sbd);
-console.log(stormTable(withStallOnsets(rows, pressureOf(path.dirname(tsv))), sbd, storm, shares && sbdCpu(shares)));
+console.log(stormTable(withStallOnsets(rows, pressureOf(path.dirname(tsv))), sbd, storm, shares && sbdCpu(shares, sbd.sbd_cgroup)));
 if (shares) console.log(`\n${cpuLine(shares, sbd.watcher_cgroup)}`);

@@ -46,13 +46,13 @@ test('bench: the storm table sets the storm\'s worst against the singles\' media
     ['storm', 'storm-0.scope', '10000', '12000', '10500'], ['storm', 'storm-1.scope', '13000', '17000', '15000'], ['storm', 'storm-2.scope', '11000', ''], ['storm', 'storm-3.scope', '', ''],
   ];
   const sbd = { sbd_rss_kib: '65536', sbd_cpu_s_during_storm: '4.5' };
-  const lines = stormTable(rows, sbd, 4, { cpuS: 3, overS: 4, cgroup: 'app.slice/sbd.service' }).split('\n');
+  const lines = stormTable(rows, sbd, 4, { cpuS: 3, overS: 4, cgroup: 'app.slice/sbd.service', own: true }).split('\n');
   assert.equal(lines[2], '| one at a time | 3 | 3 | – | 3 | 1.5 s (1.0–2.0) | 2.0 s | – | 1.0 s (1.0–1.3) (2) | – | – | – | – |');
   // storm: 3 reached the brake over 3 s, 2 verdicts (2 s and 4 s); the worst 4 s is 2.67× the singles' 1.5 s median;
   // from their stalls' onsets 1.5 and 2 s, the worst 2 s twice the singles' 1.0 s from theirs (the lower of two middles)
   // sbd's CPU to the last verdict, and apart from it what storm.sh measured to the onset watch's end
   assert.equal(lines[3], '| storm | 4 | 3 | 3.0 s | 2 | 2.0 s (2.0–4.0) | 4.0 s | 2.67× | 1.5 s (1.5–2.0) (2) | 2.00× | 64 MiB | 3.0 s in 4.0 s | 4.5 s |');
-  assert.match(stormTable(rows, sbd, 4, { cpuS: 2, overS: 4, cgroup: 'app.slice' }).split('\n')[3], /\| 2\.0 s in 4\.0 s \(app\.slice\) \| 4\.5 s \|$/, 'a kept run\'s figure says it is its slice\'s');
+  assert.match(stormTable(rows, sbd, 4, { cpuS: 2, overS: 4, cgroup: 'app.slice', own: false }).split('\n')[3], /\| 2\.0 s in 4\.0 s \(app\.slice\) \| 4\.5 s \|$/, 'a kept run\'s figure says it is its slice\'s');
   assert.match(stormTable(rows, sbd, 4).split('\n')[3], /\| – \| 4\.5 s \|$/, 'no cgroup readings: no figure');
 });
 
@@ -244,8 +244,11 @@ test("bench: the storm's CPU shares per cgroup from the guest's readings, betwee
   assert.equal(s.cgroups[`${um}/sessions.slice`], 50);
   assert.equal(cpuLine(s, '0::/system.slice/lab-runner.service'), "CPU from the release to the last verdict (4.0 s, % of one CPU): sbd.service 75 %, sessions.slice 50 %; the bench's own processes, its onset watcher among them (system.slice/lab-runner.service) 10 %; the guest busy 86 % of all its CPUs");
   // sbd's own cgroup's CPU over the readings' span (3 s in 4 s); a kept run has only its slice's; neither: none
-  assert.deepEqual(sbdCpu({ fromS: 100, toS: 104, cgroups: { [`${um}/app.slice/sbd.service`]: 75, [`${um}/app.slice`]: 80 } }), { cpuS: 3, overS: 4, cgroup: 'app.slice/sbd.service' });
-  assert.deepEqual(sbdCpu({ fromS: 100, toS: 104, cgroups: { [`${um}/app.slice`]: 50 } }), { cpuS: 2, overS: 4, cgroup: 'app.slice' });
+  assert.deepEqual(sbdCpu({ fromS: 100, toS: 104, cgroups: { [`${um}/app.slice/sbd.service`]: 75, [`${um}/app.slice`]: 80 } }), { cpuS: 3, overS: 4, cgroup: 'app.slice/sbd.service', own: true });
+  assert.deepEqual(sbdCpu({ fromS: 100, toS: 104, cgroups: { [`${um}/app.slice`]: 50 } }), { cpuS: 2, overS: 4, cgroup: 'app.slice', own: false });
+  // session 14's runs put sbd.service straight under the manager: its own, never app.slice's (which held none of it)
+  assert.deepEqual(sbdCpu({ fromS: 100, toS: 104, cgroups: { [`${um}/sbd.service`]: 25, [`${um}/app.slice`]: 1 } }, 'sbd.service'), { cpuS: 1, overS: 4, cgroup: 'sbd.service', own: true });
+  assert.equal(sbdCpu({ fromS: 100, toS: 104, cgroups: { [`${um}/app.slice`]: 1 } }, 'sbd.service'), undefined, 'sbd at the manager\'s root, not read: no slice to stand in');
   assert.equal(sbdCpu(s), undefined, 'no sbd.service under app.slice, no app.slice');
   assert.equal(cpuShares(text, 98, 103), undefined, 'no reading at or before the start');
   assert.equal(cpuShares(text, 100, 105), undefined, 'no reading at or after the end');
