@@ -105,8 +105,6 @@ function cpuLine(shares, watcher) {
   return `CPU from the release to the last verdict (${(shares.toS - shares.fromS).toFixed(1)} s, % of one CPU): ${parts.join(', ')}${w !== undefined ? `; the bench's own processes, its onset watcher among them (${watcher.replace(/^0::\//, '')}) ${pct(w)}` : ''}; the guest busy ${shares.busyShare === undefined ? '?' : pct(shares.busyShare * 100)} of all its CPUs`;
 }
 
-module.exports = { stormTable, withStallOnsets, pressureOf, cpuShares, cpuLine, sbdCpu, stormCpu };
-
 /** The CPU shares from the release to the storm's last verdict of a results directory, from its
  * cgroup-cpu.txt(.gz); undefined when it has none or no verdict. */
 function stormCpu(dir, rows, sbd) {
@@ -115,6 +113,16 @@ function stormCpu(dir, rows, sbd) {
   if (!file || !verdicts.length) return undefined;
   return cpuShares(textOf(file), Number(sbd.released_at_ms) / 1000, Math.max(...verdicts) / 1000);
 }
+
+/** What bench:storm prints of a results directory: the table, then who had the CPU from the
+ * release to the last verdict (when the guest's cgroup readings are there). */
+function stormReport(dir, rows, sbd, n) {
+  const shares = stormCpu(dir, rows, sbd);
+  const table = stormTable(withStallOnsets(rows, pressureOf(dir)), sbd, n, shares && sbdCpu(shares, sbd.sbd_cgroup));
+  return shares ? `${table}\n\n${cpuLine(shares, sbd.watcher_cgroup)}` : table;
+}
+
+module.exports = { stormTable, withStallOnsets, pressureOf, cpuShares, cpuLine, sbdCpu, stormCpu, stormReport };
 
 // node bench/storm-table.js DIR: the table of a kept run (storm.tsv, storm-sbd.txt, pressure-*.json)
 if (require.main === module) {
@@ -125,7 +133,5 @@ if (require.main === module) {
   }
   const rows = fs.readFileSync(path.join(dir, 'storm.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
   const sbd = Object.fromEntries(fs.readFileSync(path.join(dir, 'storm-sbd.txt'), 'utf8').trim().split('\n').map((l) => l.split('\t')));
-  const shares = stormCpu(dir, rows, sbd);
-  console.log(stormTable(withStallOnsets(rows, pressureOf(dir)), sbd, rows.filter((x) => x[0] === 'storm').length, shares && sbdCpu(shares, sbd.sbd_cgroup)));
-  if (shares) console.log(`\n${cpuLine(shares, sbd.watcher_cgroup)}`);
+  console.log(stormReport(dir, rows, sbd, rows.filter((x) => x[0] === 'storm').length));
 }

@@ -14,7 +14,7 @@ const path = require('node:path');
 const storm = Number(process.env.STORM ?? 50);
 process.env.SB_VM_MEM ??= storm >= 100 ? '6144' : '3072';
 const { runGuestBench } = require('./guest-run');
-const { stormTable, withStallOnsets, pressureOf, cpuLine, sbdCpu, stormCpu } = require('./storm-table');
+const { stormReport } = require('./storm-table');
 
 const pass = ['SINGLES', 'BRAKE_MIB', 'SBD_PROF', 'SBD_TIMING', 'SBD_TIMING_PSI', 'PREFILL', 'ACCOUNTING'].filter((k) => process.env[k]).map((k) => `export ${k}=${JSON.stringify(process.env[k])}\n`).join('');
 const tsv = runGuestBench('storm', `export STORM=${storm}\n${pass}bash /mnt/proj/bench/guest/storm.sh\n`);
@@ -26,7 +26,5 @@ if (!fs.existsSync(sbdFile)) {
 }
 const sbd = Object.fromEntries(fs.readFileSync(sbdFile, 'utf8').trim().split('\n').map((l) => l.split('\t')));
 console.log(`\nresults: ${tsv}`);
-// Who had the guest's CPU from the release to the last verdict (bench/guest/storm.sh's readings of each cgroup's cpu.stat).
-const shares = stormCpu(path.dirname(tsv), rows, sbd);
-console.log(stormTable(withStallOnsets(rows, pressureOf(path.dirname(tsv))), sbd, storm, shares && sbdCpu(shares, sbd.sbd_cgroup)));
-if (shares) console.log(`\n${cpuLine(shares, sbd.watcher_cgroup)}`);
+// the table, and who had the guest's CPU from the release to the last verdict (storm.sh's readings of each cgroup's cpu.stat)
+console.log(stormReport(path.dirname(tsv), rows, sbd, storm));

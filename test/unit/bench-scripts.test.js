@@ -226,6 +226,27 @@ test('bench: the stall onset is the start of the run of 250 ms spans at or above
   assert.equal(stallOnset(samples.filter((x) => x.atMs <= 1000 + 1800), 1000 + 4600), undefined, 'readings that ended before any stall: none');
 });
 
+test("bench: a storm's report of a results directory: the table with sbd's CPU to the last verdict, then the shares; without readings, the table alone", () => {
+  const { stormReport } = require('../../bench/storm-table.js');
+  const um = 'user.slice/user-1000.slice/user@1000.service';
+  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'sb-storm-report-'));
+  try {
+    const rows = [['single', 'single1-0.scope', '1000', '2000'], ['storm', 'storm-0.scope', '100000', '103000']];
+    const sbd = { sbd_rss_kib: '65536', sbd_cpu_s_during_storm: '9.5', released_at_ms: '100000', sbd_cgroup: 'app.slice/sbd.service' };
+    const alone = stormReport(dir, rows, sbd, 1);
+    assert.equal(alone.split('\n').length, 4, 'no cgroup-cpu.txt: the table alone');
+    assert.match(alone, /\| – \| 9\.5 s \|$/);
+    const line = (t, sbdUs) => `t=${t} /proc/stat=100 0 100 ${t} ${um}/app.slice/cpu.stat=${2 * sbdUs} ${um}/app.slice/sbd.service/cpu.stat=${sbdUs}`; // the slice twice sbd: its own is read
+    fs.writeFileSync(path.join(dir, 'cgroup-cpu.txt'), [line(100, 0), line(102, 1_000_000), line(104, 2_000_000)].join('\n'));
+    const [table, blank, cpu] = stormReport(dir, rows, sbd, 1).split('\n').slice(3);
+    assert.match(table, /\| 2\.0 s in 4\.0 s \| 9\.5 s \|$/, 'the release (100 s) to the last verdict (103 s): the readings that span it, at 100 and 104 s, 0.5 of a CPU');
+    assert.equal(blank, '');
+    assert.match(cpu, /^CPU from the release to the last verdict/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("bench: the storm's CPU shares per cgroup from the guest's readings, between the release and the last verdict", () => {
   const { cpuShares, cpuLine, sbdCpu } = require('../../bench/storm-table.js');
   const um = 'user.slice/user-1000.slice/user@1000.service';
