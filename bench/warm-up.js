@@ -45,6 +45,7 @@ async function child(mode) {
   const config = detectorSchema.parse({});
   let warmUpMs = 0;
   let verdicts = 0;
+  const rssBefore = process.memoryUsage().rss;
   if (mode === 'warmed-up' || mode === 'aged') {
     const r = await startWarmUp({ config, rounds: process.env.WARM_UP_ROUNDS ? Number(process.env.WARM_UP_ROUNDS) : undefined, dir: fakeCgroup(), // as sbd reads its own cgroup's files
       now: () => performance.now(), later: setImmediate }).done;
@@ -54,6 +55,7 @@ async function child(mode) {
     // a storm comes later: the optimising compiler's jobs (a thread of their own) are done by then
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
+  const rssGrowth = process.memoryUsage().rss - rssBefore; // what the warm-up (or nothing, cold) added
   let clock = 1_000_000;
   let fullUs = 0;
   let bytes = 0;
@@ -83,7 +85,7 @@ async function child(mode) {
   }
   feed.stop();
   fs.rmSync(dir, { recursive: true, force: true });
-  process.stdout.write(JSON.stringify({ us: Number(ns) / WINDOWS / 1000, warmUpMs, verdicts, bytes }));
+  process.stdout.write(JSON.stringify({ us: Number(ns) / WINDOWS / 1000, warmUpMs, verdicts, rssMiB: rssGrowth / 2 ** 20, bytes }));
 }
 
 if (process.env.WARM_UP_CHILD) {
@@ -105,12 +107,13 @@ if (process.env.WARM_UP_CHILD) {
   const cold = spread(rows.cold.map((x) => x.us));
   if (!cold) throw new Error('no runs');
   console.log(`A feed's first ${WINDOWS} windows (sample, detector, a verdict's incident encoded every fourth): µs per window, median (min–max) of ${RUNS} fresh processes each, node ${process.version}`);
-  console.log('| process | µs per window | / cold | the warm-up\'s own time |');
-  console.log('| --- | --- | --- | --- |');
+  console.log('| process | µs per window | / cold | the warm-up\'s own time | RSS grown before the windows |');
+  console.log('| --- | --- | --- | --- | --- |');
   for (const m of modes) {
     const s = spread(rows[m].map((x) => x.us));
     const w = spread(rows[m].map((x) => x.warmUpMs));
-    if (!s || !w) throw new Error('no runs');
-    console.log(`| ${m} | ${f(s)} | ${(s.median / cold.median).toFixed(2)}× | ${w.median > 0 ? `${w.median} ms (${w.min}–${w.max})` : '–'} |`);
+    const rss = spread(rows[m].map((x) => x.rssMiB));
+    if (!s || !w || !rss) throw new Error('no runs');
+    console.log(`| ${m} | ${f(s)} | ${(s.median / cold.median).toFixed(2)}× | ${w.median > 0 ? `${w.median} ms (${w.min}–${w.max})` : '–'} | ${rss.median.toFixed(1)} MiB |`);
   }
 }
