@@ -7,7 +7,7 @@
 // SB_VM_MEM MiB (3072, or 6144 from 100 sessions on: every session holds its brake and a Python).
 // Prints onset to verdict for the singles and the storm (median, min–max), the storm's worst
 // against the singles' median, how many were caught, and sbd's RSS and CPU during the storm.
-//   STORM=200 BRAKE_MIB=16 npm run bench:storm      (issue 15, item 5; WARM_UP=off: sbd without its warm-up)
+//   STORM=200 BRAKE_MIB=16 npm run bench:storm      (issue 15, item 5)
 // SBD_PROF=1: sbd under node --cpu-prof, its profile next to the results (bench/cpuprofile.js reads it).
 const fs = require('node:fs');
 const path = require('node:path');
@@ -16,7 +16,7 @@ process.env.SB_VM_MEM ??= storm >= 100 ? '6144' : '3072';
 const { runGuestBench } = require('./guest-run');
 const { stormReport } = require('./storm-table');
 
-const pass = ['SINGLES', 'BRAKE_MIB', 'SBD_PROF', 'SBD_TIMING', 'SBD_TIMING_PSI', 'PREFILL', 'ACCOUNTING', 'WARM_UP'].filter((k) => process.env[k]).map((k) => `export ${k}=${JSON.stringify(process.env[k])}\n`).join('');
+const pass = ['SINGLES', 'BRAKE_MIB', 'SBD_PROF', 'SBD_TIMING', 'SBD_TIMING_PSI', 'PREFILL', 'ACCOUNTING'].filter((k) => process.env[k]).map((k) => `export ${k}=${JSON.stringify(process.env[k])}\n`).join('');
 const tsv = runGuestBench('storm', `export STORM=${storm}\n${pass}bash /mnt/proj/bench/guest/storm.sh\n`);
 const rows = fs.readFileSync(tsv, 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
 const sbdFile = path.join(path.dirname(tsv), 'storm-sbd.txt');

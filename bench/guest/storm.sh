@@ -6,7 +6,6 @@
 # $LAB_OUT/storm.tsv (run, unit, onset ms, verdict ms; run is "single" or "storm") and
 # $LAB_OUT/storm-sbd.txt (sbd's RSS, and its CPU from the storm's release to its last verdict).
 # PREFILL=0: the hogs start from nothing instead of 3 MiB under their brakes (bench/guest/storm.js).
-# WARM_UP=off: sbd's config says "warmUp": false (the baseline of src/daemon/warm-up.ts, same tree).
 # ACCOUNTING=off: their scopes get MemoryAccounting=no (systemd then does not watch their memory.events).
 # SBD_PROF=1: sbd runs under node --cpu-prof; its profile lands in $LAB_OUT/sbd-storm.cpuprofile.
 # SBD_TIMING=1: sbd runs with bench/guest/sbd-timing.js (its hot functions timed, no profiler);
@@ -49,13 +48,7 @@ cpu_sampler() {
     sleep 1
   done >"$LAB_OUT/cgroup-cpu.txt"
 }
-sbd_config '{"raise": {"enabled": false}, "detector": {"graceS": 600}'"${WARM_UP:+, \"warmUp\": false}"'}'; sleep 5
-# An sbd that warms up (src/daemon/warm-up.ts) does so 5 s after its adoption: the singles wait for
-# its end, so that their windows do not share the CPU with it (a slower single would flatter the ratio).
-if [[ -z ${WARM_UP:-} ]] && grep -q warmed-up dist/daemon/service.js; then
-  for _ in $(seq 1 120); do as journalctl --user -u sbd.service -o cat --no-pager | grep -q '"event":"warmed-up"' && break; sleep 1; done
-  as journalctl --user -u sbd.service -o cat --no-pager | grep '"event":"warmed-up"' | tail -1 >"$LAB_OUT/sbd-warm-up.txt"
-fi
+sbd_config '{"raise": {"enabled": false}, "detector": {"graceS": 600}}'; sleep 5
 pid=$(as systemctl --user show -P MainPID sbd.service)
 verdicts() { as node /mnt/proj/bench/guest/journal-incidents.js | grep '"event":"standing-still"'; }
 # sbd's journal and restarts, for the record (and when something failed)

@@ -222,13 +222,6 @@ export const configSchema = z
      * hundred are still adopted before READY=1 on a real machine. 0: READY=1 at once.
      */
     adoptBeforeReadyS: z.number().min(0).default(5),
-    /**
-     * Warm, once the sessions are adopted, the code that judges a storm (src/daemon/warm-up.ts):
-     * an idle sbd runs none of it, and V8 interprets it until it has run often enough. About a
-     * quarter of a second of one CPU on a current machine, in slices of 5 ms. Off: the first
-     * storm's windows cost about twice as much (npm run bench:warm-up).
-     */
-    warmUp: z.boolean().default(true),
     /** Prometheus metrics (issue 14, docs/metrics.md): the textfile for node_exporter, and an optional HTTP /metrics on loopback. */
     metrics: metricsSchema.default(() => metricsSchema.parse({})),
   })

@@ -41,7 +41,6 @@ import { currentOf } from '../actions/machine';
 import { sessionVerdictFigures, sliceEpisodeScope } from '../metrics/from-verdict';
 import type { SbdView, SessionState } from '../metrics/registry';
 import { startMetrics } from '../metrics/start';
-import { ownCgroupDir, startWarmUp, WARM_UP_DELAY_MS, type WarmUp } from './warm-up';
 
 export interface RunningService {
   stop(): void;
@@ -355,18 +354,6 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   };
   const sliceRows = (): Promise<SliceRow[]> | undefined => (config.arbitration.enabled ? slices.rows() : undefined);
 
-  // The warm-up (warm-up.ts) waits WARM_UP_DELAY_MS past the adoption, and stops with sbd.
-  let warmUp: WarmUp | undefined;
-  let warmUpTimer: NodeJS.Timeout | undefined;
-  const warmUpLater = (): void => {
-    warmUpTimer = setTimeout(() => {
-      warmUpTimer = undefined;
-      warmUp = startWarmUp({ config: config.detector, dir: ownCgroupDir(), now: monotonicMs, later: setImmediate });
-      warmUp.done.then((r) => log.info({ event: 'warmed-up', ...r }, `warmed up the code that judges a storm: ${r.rounds} windows of a made-up session (${r.verdicts} of them to a verdict), in ${r.busyMs} ms of slices`)).catch(() => undefined);
-    }, WARM_UP_DELAY_MS);
-    warmUpTimer.unref();
-  };
-
   // Adopt every existing session. READY=1 waits for it at most adoptBeforeReadyS: with thousands
   // of sessions the rest is adopted after READY, status saying "adopting" meanwhile.
   registry.follow();
@@ -381,7 +368,6 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     await recoverMonitors(monitors, monitorWiring);
     log.info({ event: 'adopted', sessions: registry.size, ms: Math.round(monotonicMs() - startedAt) }, `adopted ${registry.size} session${registry.size === 1 ? '' : 's'}`);
     updateStatus();
-    if (config.warmUp) warmUpLater();
     return true;
   });
   const adoptedBeforeReady = await Promise.race([adoption, new Promise<false>((resolve) => setTimeout(resolve, config.adoptBeforeReadyS * 1000, false).unref())]);
@@ -405,8 +391,6 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     stop: () => {
       stopWatchdog();
       if (statusTimer) clearTimeout(statusTimer);
-      if (warmUpTimer) clearTimeout(warmUpTimer);
-      warmUp?.stop();
       metrics.close(); // the textfile stays: its age shows sbd stopped
       freeze.stop();
       monitors.close();
