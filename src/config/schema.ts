@@ -46,7 +46,9 @@ export const detectorSchema = z
      * Hot onset windows in a row before a session counts as standing still: 3 × 0.5 s = 1.5 s of
      * sustained share at or above tripShare. A burst shorter than 0.7 s never trips it, however the
      * windows fall (two 2 s windows: 0.8 s), and a stall of 1.2 s or more always does (two 2 s
-     * windows: 2.8 s); the recorded bursts show the margin (npm run bench:margin).
+     * windows: 2.8 s); the recorded bursts show the margin (npm run bench:margin). Two late
+     * windows (sbd behind its feeds) stand still when they hold this many on-time windows' worth
+     * of full stall (stall/detector.ts lateRunStandsStill).
      */
     onsetHotWindows: z.number().int().min(1).default(3),
     /**

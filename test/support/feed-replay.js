@@ -17,10 +17,12 @@ const HALF_ROUND_MS = 125;
  * @param {Array<any>} records a trace's records (loadTrace)
  * @param {string} unit the scope to replay
  * @param {any} cfg the detector config
+ * @param {{ lateMs?: number }} [opts] `lateMs`: every window after a wake's first sample comes this
+ *   much later than due, as when sbd runs behind its feeds (bench:storm)
  * @returns {Array<any>} every verdict, with `t` (the sample's time), the wake times as
  *   `{ event: 'wake', t, why }`
  */
-function replayFeed(records, unit, cfg) {
+function replayFeed(records, unit, cfg, opts = {}) {
   const aliveAt = (t) => new Set(records.filter((x) => !x.gone && Math.abs(x.t_ms - t) < HALF_ROUND_MS).map((x) => x.unit)).size;
   const own = records.filter((r) => r.unit === unit && !r.gone);
   const out = [];
@@ -62,7 +64,7 @@ function replayFeed(records, unit, cfg) {
       awake = false;
       sleptFrom = state.last;
       state = { ...state, last: undefined };
-    } else nextAt = r.t_ms + windowMsOf(cadenceOf(state, 'psi'), 'psi', cfg);
+    } else nextAt = r.t_ms + windowMsOf(cadenceOf(state, 'psi'), 'psi', cfg) + (opts.lateMs ?? 0);
   }
   return out;
 }
@@ -95,10 +97,11 @@ function stallsOf(records, unit, share) {
 /**
  * Each stall of a trace (stallsOf at the clear line: a stall lasts while its 250 ms share is not
  * clear) with the verdict the feed reached on it: `caughtAtMs`, the first standing-still verdict
- * from its start to one steady window after its end, or undefined (ignored as a burst).
+ * from its start to one steady window after its end, or undefined (ignored as a burst). `opts` as
+ * replayFeed's.
  */
-function judgeStalls(records, unit, cfg) {
-  const still = replayFeed(records, unit, cfg).filter((v) => v.event === 'standing-still');
+function judgeStalls(records, unit, cfg, opts = {}) {
+  const still = replayFeed(records, unit, cfg, opts).filter((v) => v.event === 'standing-still');
   return stallsOf(records, unit, cfg.clearShare).map((st) => ({
     ...st,
     lengthMs: st.toMs - st.fromMs,

@@ -382,12 +382,34 @@ test('a feed whose windows come late while hot keeps onset windows and stands st
     cg.set({ fullUs: Math.round(full), ownHigh: 50 + clock.t });
     return feed.sample();
   };
-  assert.equal(late(0.9)?.window?.kind, 'hot');
-  assert.equal(late(0.9)?.window?.kind, 'hot');
+  // 0.6 of 1.1 s: 1.32 s of stall in two windows, below a whole on-time run's (lateRunStandsStill)
+  assert.equal(late(0.6)?.window?.kind, 'hot');
+  assert.equal(late(0.6)?.window?.kind, 'hot');
   assert.equal(feed.windowMs, onsetMs, 'two late windows in a row, both hot: onset windows still (before: a steady one, 2 s more)');
-  const v = late(0.9);
+  const v = late(0.6);
   assert.equal(v?.event, 'standing-still', 'the third hot onset window, late as the others, stands still');
   assert.equal(v?.window?.windowMs, onsetMs * 2 + 100, 'judged over its own length');
+  feed.stop();
+});
+
+test('a feed whose late windows each hold most of their length in stall stands still on the second (bench:storm\'s slowest)', () => {
+  const cg = fakeCgroup();
+  const clock = { t: 0 };
+  const { feed, trigger } = feedOn(cg.dir, clock);
+  const lateMs = cfg.onsetWindowS * 1000 * 2 + 100;
+  feed.start();
+  trigger.fire();
+  let full = 0;
+  const late = (share) => {
+    clock.t += lateMs;
+    full += lateMs * 1000 * share;
+    cg.set({ fullUs: Math.round(full), ownHigh: 50 + clock.t });
+    return feed.sample();
+  };
+  assert.equal(late(0.9)?.event, 'window', 'one hot window is never a stall, however long');
+  const v = late(0.9);
+  assert.equal(v?.event, 'standing-still', '1.98 s of full stall in two hot windows: more than three on-time ones could hold');
+  assert.equal(v?.onsetMs, 0, 'the onset is the wake');
   feed.stop();
 });
 

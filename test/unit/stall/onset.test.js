@@ -5,7 +5,7 @@
 // sampling and every window of a running deadline keep the steady rules (two 2 s windows).
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { step, initialState, cadenceOf, windowMsOf, resetEpisode } = require('../../../dist/stall/detector.js');
+const { step, initialState, cadenceOf, windowMsOf, resetEpisode, lateRunStallMs } = require('../../../dist/stall/detector.js');
 const { parseConfig, ConfigError } = require('../../../dist/config/load.js');
 
 const cfg = parseConfig({}, 'defaults').detector;
@@ -96,4 +96,61 @@ test('cadenceOf: onset only on the PSI feed with no deadline running; windowMsOf
 test('config: onsetWindowS above windowS is refused, naming the key', () => {
   assert.throws(() => parseConfig({ detector: { onsetWindowS: 3 } }, 'test.json'), (e) => e instanceof ConfigError && /detector\.onsetWindowS/.test(e.message));
   assert.throws(() => parseConfig({ detector: { onsetHotWindows: 0 } }, 'test.json'), (e) => e instanceof ConfigError && /detector\.onsetHotWindows/.test(e.message));
+});
+
+/** Samples of a session against its own brake, one per window: `windows` as [ms long, full share]. */
+function windowsOf(windows, cadence = 'onset') {
+  const first = stalled(0, { dt: 0, cadence })[0];
+  const out = [first];
+  for (const [ms, share] of windows) {
+    const prev = out[out.length - 1];
+    out.push({ ...prev, atMs: prev.atMs + ms, ownHighEvents: prev.ownHighEvents + 10, pressureFullUs: prev.pressureFullUs + Math.round(ms * 1000 * share) });
+  }
+  return out;
+}
+
+test('late onset windows: two hot ones holding a whole on-time run\'s stall (1.5 s) stand still on the second', () => {
+  assert.equal(lateRunStallMs(cfg), 1500);
+  // bench:storm's slowest session: windows of 1.1 s and 0.6 s where 0.5 s were due
+  const vs = run(windowsOf([[1100, 1.0], [600, 0.97]]));
+  assert.deepEqual(vs.map((v) => v.event), ['first-sample', 'window', 'standing-still']);
+  assert.equal(vs[2].onsetMs, 0, 'the onset is still where the run\'s first hot window began');
+});
+
+test('late onset windows holding less than 1.5 s of stall keep the count of three', () => {
+  const vs = run(windowsOf([[1000, 0.7], [1000, 0.7], [1000, 0.7]]));
+  assert.deepEqual(vs.map((v) => v.event), ['first-sample', 'window', 'window', 'standing-still']);
+});
+
+test('on time, two hot onset windows never stand still, whatever their share (1 s of stall at most)', () => {
+  const vs = run(windowsOf([[500, 1.0], [500, 1.0]]));
+  assert.deepEqual(vs.map((v) => v.event), ['first-sample', 'window', 'window']);
+});
+
+test('late windows: a 1 s burst straddling two of them is no stall, though both are hot', () => {
+  // 0.5 s of the burst in each 1.2 s window: share 0.42, hot, 1.0 s of stall in all
+  const vs = run(windowsOf([[1200, 0.5 / 1.2], [1200, 0.5 / 1.2], [1200, 0]]));
+  assert.deepEqual(vs.map((v) => v.event), ['first-sample', 'window', 'window', 'window']);
+  assert.equal(vs[3].state, 'clear');
+});
+
+test('a clear window ends the run\'s stall: the windows before it do not count towards 1.5 s', () => {
+  const vs = run(windowsOf([[1200, 1.0], [1200, 0], [1200, 0.3], [1200, 0.5]]));
+  assert.deepEqual(vs.map((v) => v.event), ['first-sample', 'window', 'window', 'window', 'window'], 'would stand still on the last window had the first run\'s 1.2 s been kept');
+  assert.equal(run(windowsOf([[1200, 1.0], [1200, 0.3]]))[2].event, 'standing-still', 'the same two windows in one run stand still (1.56 s)');
+});
+
+test('a warm window in a late run neither adds to its stall nor ends it', () => {
+  // 0.9 s + (warm 0.15 s, not counted) + 0.7 s: 1.6 s of counted stall, on the third hot window... which is the count anyway;
+  // with onsetHotWindows 4 the late rule alone decides
+  const four = { ...cfg, onsetHotWindows: 4 }; // lateRunStallMs: 2 s
+  const vs = run(windowsOf([[1000, 0.9], [1000, 0.15], [1000, 0.7], [1000, 0.45]]), four);
+  assert.deepEqual(vs.map((v) => v.event), ['first-sample', 'window', 'window', 'window', 'standing-still'], '0.9 + 0.7 + 0.45 = 2.05 s over three hot windows');
+  const short = run(windowsOf([[1000, 0.9], [1000, 0.15], [1000, 0.7], [1000, 0.3]]), four);
+  assert.equal(short[4].event, 'window', '0.9 + 0.7 + 0.3 = 1.9 s: below 2 s, and three hot windows of four');
+});
+
+test('the late rule is the onset cadence\'s: steady windows keep the count of two', () => {
+  const vs = run(windowsOf([[2000, 1.0]], 'steady'));
+  assert.deepEqual(vs.map((v) => v.event), ['first-sample', 'window'], 'one hot steady window holding 2 s is not a stall');
 });

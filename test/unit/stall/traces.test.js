@@ -126,3 +126,22 @@ test('bursts: every stall the command ended itself within 1.4 s is ignored, ever
   const s = marginOf(judgeStalls(records, 'bursts.scope', seed));
   assert.ok(s.longestIgnoredMs >= 2700 && s.shortestCaughtMs >= 3500, `the seed's margin ${JSON.stringify(s)}`);
 });
+
+test('on the feed with every window 0.6 s late (sbd behind, bench:storm): wedged and raised stand still on the second hot window; no burst of 1.4 s or less and no never-mark trace is judged', () => {
+  const { judgeStalls } = require('../../support/feed-replay.js');
+  const late = { lateMs: 600 };
+  for (const [trace, unit] of [['wedged', 'wedged.scope'], ['raised', 'raised.scope']]) {
+    const still = events(replayFeed(loadTrace(trace), unit, cfg, late), 'standing-still');
+    assert.equal(still.length, 1, `${trace}: one verdict`);
+    assert.equal(still[0].hotWindows, 2, `${trace}: two late hot windows held more stall than three on-time ones (lateRunStandsStill)`);
+    assert.equal(still[0].cadence, 'onset');
+  }
+  for (const j of judgeStalls(loadTrace('bursts'), 'bursts.scope', cfg, late)) {
+    if (j.lengthMs <= 1400) assert.equal(j.caughtAtMs, undefined, `a ${j.lengthMs} ms burst at ${j.fromMs} ms was judged a stall`);
+    else assert.ok(j.caughtAtMs !== undefined, `the ${j.lengthMs} ms stall at ${j.fromMs} ms was not caught`);
+  }
+  for (const [trace, unit] of [['pagecache', 'cache.scope'], ['neighbour', 'innocent.scope'], ['neighbour', 'greedy.scope'], ['healthy', 'healthy.scope']]) {
+    const vs = replayFeed(loadTrace(trace), unit, cfg, late);
+    assert.deepEqual(vs.filter((v) => v.window?.kind === 'hot' || v.state === 'standing-still').map((v) => v.t), [], `${trace} ${unit}`);
+  }
+});
