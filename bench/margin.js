@@ -8,7 +8,7 @@
 // was full stall, and when each design judged it standing still. Then the margin: the longest
 // stall ignored as a burst and the shortest one caught. A third column replays the onset cadence
 // with every window 0.6 s late, as sbd runs behind its feeds in bench:storm (windows of 1.1 s),
-// where two hot windows holding 1.5 s of full stall stand still (lateRunStandsStill). Needs
+// where two hot windows holding 1.2 s of full stall stand still (lateRunStandsStill). Needs
 // `npm run build:ts` first.
 const { loadTrace } = require('../test/support/traces.js');
 const { judgeStalls, marginOf } = require('../test/support/feed-replay.js');

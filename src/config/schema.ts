@@ -47,8 +47,8 @@ export const detectorSchema = z
      * sustained share at or above tripShare. A burst shorter than 0.7 s never trips it, however the
      * windows fall (two 2 s windows: 0.8 s), and a stall of 1.2 s or more always does (two 2 s
      * windows: 2.8 s); the recorded bursts show the margin (npm run bench:margin). Two late
-     * windows (sbd behind its feeds) stand still when they hold this many on-time windows' worth
-     * of full stall (stall/detector.ts lateRunStandsStill).
+     * windows (sbd behind its feeds) stand still when they hold a stall that on-time windows
+     * always catch, 1.2 s of full stall (stall/detector.ts lateRunStandsStill).
      */
     onsetHotWindows: z.number().int().min(1).default(3),
     /**

@@ -285,26 +285,26 @@ export const LATE_RUN_HOT_WINDOWS = 2;
 
 /**
  * The full stall a run of onset windows must hold to stand still in LATE_RUN_HOT_WINDOWS windows,
- * in ms (pure): onsetHotWindows × onsetWindowS (1.5 s), the most that the shortest run standing
- * still on time could measure. On-time windows can never reach it in fewer windows (two hold
- * 1 s at most), so a quiet host judges as before; a burst shorter than this never reaches it
- * (a cgroup's full stall is at most the wall time it lasted), far past the 0.7 s that
- * onsetHotWindows on-time windows need.
+ * in ms (pure): the shortest stall that onsetHotWindows on-time windows always catch, however it
+ * falls across them, (onsetHotWindows - 1 + 2 × tripShare) × onsetWindowS (1.2 s): just under a
+ * trip share of a window before them, onsetHotWindows - 1 whole ones, a trip share of the last.
+ * So the late rule calls nothing a stall that on-time windows would have let pass (a cgroup's
+ * full stall is at most the wall time it lasted), and on time it never decides before the count:
+ * two windows hold 1 s at most.
  */
-export function lateRunStallMs(cfg: Pick<DetectorConfig, 'onsetHotWindows' | 'onsetWindowS'>): number {
-  return cfg.onsetHotWindows * cfg.onsetWindowS * 1000;
+export function lateRunStallMs(cfg: Pick<DetectorConfig, 'onsetHotWindows' | 'onsetWindowS' | 'tripShare'>): number {
+  return (cfg.onsetHotWindows - 1 + 2 * cfg.tripShare) * cfg.onsetWindowS * 1000;
 }
 
 /**
  * Whether a run of hot onset windows stands still before its count (pure): at least
  * LATE_RUN_HOT_WINDOWS of them that between them measured lateRunStallMs of full stall. Under
- * load sbd takes its windows late (bench:storm: 1.0-1.3 s each where 0.5 s were due), and the
- * slowest verdicts of a storm waited for a third window after two that had each held more stall
- * than a whole on-time run (issue 15 item 5). The meaning stays the seed's: a share at or above
- * the trip line in every window of the run, sustained for as long as onsetHotWindows on-time
- * windows would need it.
+ * load sbd takes its windows late (bench:storm: 0.6-1.3 s each where 0.5 s were due), and the
+ * slowest verdicts of a storm waited for a third window after two that had held a stall the
+ * on-time windows always catch (issue 15 item 5). The meaning stays the seed's: a share at or
+ * above the trip line in every window of the run, sustained as long as the on-time rule needs.
  */
-export function lateRunStandsStill(s: Pick<DetectorState, 'hotWindows' | 'hotStallMs'>, cfg: Pick<DetectorConfig, 'onsetHotWindows' | 'onsetWindowS'>): boolean {
+export function lateRunStandsStill(s: Pick<DetectorState, 'hotWindows' | 'hotStallMs'>, cfg: Pick<DetectorConfig, 'onsetHotWindows' | 'onsetWindowS' | 'tripShare'>): boolean {
   return s.hotWindows >= LATE_RUN_HOT_WINDOWS && s.hotStallMs >= lateRunStallMs(cfg);
 }
 

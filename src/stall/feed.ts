@@ -70,7 +70,7 @@ export const LATE_WINDOWS_UNDER_LOAD = 2;
  * whole 2 s window more for the hot window that ends it (rare: one window of 6,930 in session 18's
  * traced storm before this rule); the samples sbd saves under load are those of sessions not stalling.
  * Kept on onset windows, a run still needs onsetHotWindows hot ones, each at least an onset window
- * long (or two late ones holding as much stall as a whole on-time run: stall/detector.ts
+ * long (or two late ones holding a stall that on-time windows always catch: stall/detector.ts
  * lateRunStandsStill), so the shortest burst it can call a stall stays 0.7 s; a verdict comes on a hot window only
  * (stall/detector.ts step), whichever cadence the count of the run was made at.
  */
