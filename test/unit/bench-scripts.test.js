@@ -395,3 +395,16 @@ test('storm-windows samplesByPhase: per 2 s, the feeds not judged yet and their 
   assert.match(samplesByPhaseLines(bins)[1], /^ {3}2 s: 0 feeds not judged yet, 0 samples\/s; judged 1 samples\/s \(1 on stretched windows\)$/);
   assert.deepEqual(samplesByPhase([{ t: 1, u: 'single1-0.scope', timerMs: 500, ev: 'window' }]), [], 'no storm record: nothing');
 });
+
+test('bench: storm-late-rule moves a verdict to the second hot window of a run holding the stall, and no sooner', () => {
+  const { lateRuleVerdictAt } = require('../../bench/storm-late-rule.js');
+  const w = (t, kind, share, ms, ev = 'window') => ({ t, u: 'a', ev, kind, share, ms });
+  const wake = { t: 0, u: 'a', wake: 'own brake fired' };
+  const first = { t: 1, u: 'a', ev: 'first-sample' };
+  assert.equal(lateRuleVerdictAt([wake, first, w(1100, 'hot', 0.75, 1100), w(1700, 'hot', 0.85, 600), w(2700, 'hot', 0.8, 1000, 'standing-still')], 1200), 1700, '0.83 + 0.51 = 1.34 s of stall on the second');
+  assert.equal(lateRuleVerdictAt([wake, first, w(1100, 'hot', 0.5, 1100), w(1700, 'hot', 0.5, 600), w(2700, 'hot', 0.8, 1000, 'standing-still')], 1200), 2700, '0.85 s: the verdict stays');
+  assert.equal(lateRuleVerdictAt([wake, first, w(1100, 'hot', 1, 1100), w(1700, 'clear', 0, 600), w(2300, 'hot', 0.9, 600), w(2900, 'hot', 0.9, 600, 'standing-still')], 1200), 2900, 'a clear window ends the run: 1.1 s before it do not count');
+  assert.equal(lateRuleVerdictAt([wake, first, w(1100, 'hot', 1, 1100), w(1700, 'warm', 0.15, 600), w(2300, 'hot', 0.9, 600, 'standing-still')], 1200), 2300, 'warm windows neither add nor end');
+  assert.equal(lateRuleVerdictAt([wake, first, w(1100, 'hot', 1, 1100)], 1200), undefined, 'no verdict: nothing to move');
+  assert.equal(lateRuleVerdictAt([wake, first, w(1100, 'hot', 1, 1100), { t: 1500, u: 'a', wake: 'psi-trigger' }, { t: 1501, u: 'a', ev: 'first-sample' }, w(2100, 'hot', 1, 600), w(2700, 'hot', 1, 600, 'standing-still')], 1200), 2700, 'a new wake starts a new run');
+});
