@@ -187,6 +187,8 @@ function describe(event: Event, w: WindowVerdict | undefined, s: DetectorState, 
   if (w) {
     parts.push(`${w.kind}: ${w.reason}`, `share ${pct(w.share)}`, `anon ${pct(w.anonShare)}`, `evidence ${w.evidence.join('+') || 'none'}`);
   }
+  // the run's stall, which a late run stands still on (lateRunStandsStill)
+  if (s.hotWindows > 0 && s.hotStallMs > 0) parts.push(`stalled ${(s.hotStallMs / 1000).toFixed(2)} s in the run`);
   parts.push(`hot windows ${s.hotWindows}`);
   const left = remaining(s.deadline, now);
   if (left !== undefined) parts.push(`deadline in ${Math.round(left / 1000)} s`);

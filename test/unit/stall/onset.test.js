@@ -115,6 +115,7 @@ test('late onset windows: two hot ones holding a stall that three on-time window
   const vs = run(windowsOf([[1100, 1.0], [600, 0.97]]));
   assert.deepEqual(vs.map((v) => v.event), ['first-sample', 'window', 'standing-still']);
   assert.equal(vs[2].onsetMs, 0, 'the onset is still where the run\'s first hot window began');
+  assert.match(vs[2].explain, /stalled 1\.68 s in the run; hot windows 2;/, 'the words say the run\'s stall');
 });
 
 test('late onset windows holding less than 1.2 s of stall keep the count of three', () => {

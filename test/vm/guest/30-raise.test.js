@@ -24,8 +24,11 @@ test('a wedged command gets its brake raised and completes; the brake comes back
   }, 30_000, { intervalMs: 50, what: 'the command to reach its brake' });
   const still = await inc.wait('raise1', 'standing-still', 30_000);
   t.diagnostic(`onset to standing-still verdict: ${((still.atMs - onset) / 1000).toFixed(1)} s (bench:detect measures it; the 5 s polling design took 10-15 s)`);
-  // woken by its trigger or its own brake, the real feed judged 0.5 s onset windows: three hot decided it
-  assert.match(still.message, /hot windows 3;/, still.message);
+  // woken by its trigger or its own brake, the real feed judged 0.5 s onset windows: three hot
+  // decided it, or two that came late and held 1.2 s of full stall (lateRunStandsStill)
+  const run = /stalled ([\d.]+) s in the run; hot windows (\d+);/.exec(still.message);
+  assert.ok(run, still.message);
+  assert.ok(run[2] === '3' || (run[2] === '2' && Number(run[1]) >= 1.2), still.message);
   const raised = await inc.wait('raise1', 'brake-raised', 10_000);
   assert.equal(raised.fromBytes, 64 * MiB);
   assert.equal(raised.toBytes, 320 * MiB);
