@@ -75,7 +75,9 @@ test('poll: a timer plus service ticking into the inbox, backoff and suspension,
   // three at once, so their waits overlap: a read of a file the test rewrites, a probe that
   // always fails, a probe that outlives its timeout
   const st = poll('--label', 'st', '--interval', '5s', '--notify-on', '^state: done', '--coalesce', '1s', '--', 'cat', status);
-  const fl = poll('--label', 'flag', '--interval', '5s', '--max-failures', '2', '--', 'test', '-e', flag);
+  // 4 s to exit: what it proves is the exit status; on a loaded TCG guest (two guests at once in CI,
+  // ready after 48 s) starting `test -e` took longer than the default 2 s, and the tick timed out
+  const fl = poll('--label', 'flag', '--interval', '5s', '--timeout', '4s', '--max-failures', '2', '--', 'test', '-e', flag);
   const slow = poll('--label', 'slow', '--interval', '5s', '--timeout', '1s', '--max-failures', '1', '--', 'sleep', '30');
   assert.deepEqual([st.answer, fl.answer, slow.answer], ['created', 'created', 'created']);
 
