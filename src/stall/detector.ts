@@ -114,7 +114,10 @@ export interface Verdict {
   explain: string;
 }
 
-export const initialState = (): DetectorState => ({ last: undefined, hotWindows: 0, deadline: undefined, mutedUntilMs: 0, lastWindow: undefined, onsetMs: undefined, hotStallMs: 0 });
+/** The fields of a run of hot windows, as they are while there is none. */
+const NO_RUN = { hotWindows: 0, onsetMs: undefined, hotStallMs: 0 } as const satisfies Partial<DetectorState>;
+
+export const initialState = (): DetectorState => ({ last: undefined, deadline: undefined, mutedUntilMs: 0, lastWindow: undefined, ...NO_RUN });
 
 /** Fallback rule: "grew less than min(1 % of the brake, 16 MiB)" counts as not growing. */
 export const FALLBACK_GROWTH_SHARE_OF_BRAKE = 0.01;
@@ -235,21 +238,21 @@ export function step(state: DetectorState, sample: DetectorSample, cfg: Detector
 
   // Mute after our own lowering: lowering a live cgroup's brake manufactures exactly this signal.
   if (now < s.mutedUntilMs) {
-    s = { ...s, hotWindows: 0, deadline: undefined, onsetMs: undefined, hotStallMs: 0 };
+    s = { ...s, ...NO_RUN, deadline: undefined };
     return [s, verdict('muted', w, s, now)];
   }
 
   if (s.deadline !== undefined) {
     // Progress clears: a real drop of memory since the deadline started. New output does not count.
     if (s.deadline.currentAtStart - sample.currentBytes >= cfg.progressDrop) {
-      s = { ...s, deadline: undefined, hotWindows: 0, onsetMs: undefined, hotStallMs: 0 };
+      s = { ...s, ...NO_RUN, deadline: undefined };
       return [s, verdict('progress', w, s, now)];
     }
     // The wall outranks the grace, and a clear window too: over its brake this near MemoryMax,
     // the brake is not holding, and the kernel's OOM kill would take the whole scope.
     if (nearMemoryMax(sample, cfg)) return [s, verdict('near-memory-max', w, s, now)];
     if (w.kind === 'clear') {
-      s = { ...s, deadline: undefined, hotWindows: 0, onsetMs: undefined, hotStallMs: 0 };
+      s = { ...s, ...NO_RUN, deadline: undefined };
       return [s, verdict('cleared', w, s, now)];
     }
     if (now >= s.deadline.endsAtMs) return [s, verdict('deadline-expired', w, s, now)];
@@ -257,8 +260,8 @@ export function step(state: DetectorState, sample: DetectorSample, cfg: Detector
   }
 
   // The onset is where the run's first hot window began: the sample it was measured from.
-  if (w.kind === 'hot') s = { ...s, hotWindows: s.hotWindows + 1, onsetMs: s.hotWindows === 0 || s.onsetMs === undefined ? last.atMs : s.onsetMs, hotStallMs: (s.hotWindows === 0 ? 0 : s.hotStallMs) + stallMsOf(w) };
-  else if (w.kind === 'clear') s = { ...s, hotWindows: 0, onsetMs: undefined, hotStallMs: 0 };
+  if (w.kind === 'hot') s = { ...s, hotWindows: s.hotWindows + 1, onsetMs: s.hotWindows === 0 || s.onsetMs === undefined ? last.atMs : s.onsetMs, hotStallMs: s.hotStallMs + stallMsOf(w) };
+  else if (w.kind === 'clear') s = { ...s, ...NO_RUN };
   // (warm neither starts nor ends anything)
 
   // Hot windows in a row before a session counts as standing still (two 2 s ones, or three 0.5 s onset ones),
@@ -320,12 +323,12 @@ export function nearMemoryMax(m: Pick<MemorySample, 'currentBytes' | 'highBytes'
 
 /** After we lowered the session's brake ourselves: stay quiet for muteAfterLowerS. */
 export function muteAfterLowering(state: DetectorState, nowMs: number, cfg: DetectorConfig): DetectorState {
-  return { ...state, hotWindows: 0, deadline: undefined, mutedUntilMs: nowMs + cfg.muteAfterLowerS * 1000, onsetMs: undefined, hotStallMs: 0 };
+  return { ...state, ...NO_RUN, deadline: undefined, mutedUntilMs: nowMs + cfg.muteAfterLowerS * 1000 };
 }
 
 /** After the biggest command was stopped, or the brake raised: the episode starts over. */
 export function resetEpisode(state: DetectorState): DetectorState {
-  return { ...state, hotWindows: 0, deadline: undefined, onsetMs: undefined, hotStallMs: 0 };
+  return { ...state, ...NO_RUN, deadline: undefined };
 }
 
 /**
