@@ -86,25 +86,33 @@ test("a session's sample reads cpu.pressure; a window of tasks waiting for a CPU
     const seen = [];
     let a = files.read(performance.now());
     let starved = 0;
-    // Windows of 1 s (the first one the spinners' start); five must read starved and warm.
-    for (let i = 0; i < 10 && starved < 5; i++) {
+    // Windows of 1 s (the first one the spinners' start); five must read starved and warm. The lab
+    // cannot promise every window its wait: in CI, with two guests on a loaded host, one window of
+    // five read a CPU wait of 0.45 (and one 0.49). Such a window is judged too, on its side of the
+    // line: clear, as the same share without cpu.pressure. Up to 15 windows for five starved.
+    for (let i = 0; i < 15 && starved < 5; i++) {
       await sleep(1000);
       const b = files.read(performance.now());
       const w = classifyWindow(sample(a), sample(b), cfg);
       seen.push(`${w.kind} share ${w.share?.toFixed(2)} cpu ${w.cpuShare?.toFixed(2)} anon ${w.anonShare.toFixed(2)} evidence ${w.evidence.join('+') || 'none'}`);
       if (i > 0) {
         assert.ok(w.share < cfg.clearShare, `no memory stall in the window: ${seen.join('; ')}`);
-        assert.ok(w.cpuShare >= cfg.cpuStarvedShare, `its task waited for a CPU at least ${cfg.cpuStarvedShare} of the window (${busy} busy on ${os.cpus().length} CPUs): ${seen.join('; ')}`);
-        assert.equal(w.kind, 'warm', seen.join('; '));
-        assert.equal(w.starved, true);
+        assert.equal(typeof w.cpuShare, 'number', `the window carries its CPU wait: ${seen.join('; ')}`);
         const { cpuSomeUs: _a, ...blindA } = a;
         const { cpuSomeUs: _b, ...blindB } = b;
         assert.equal(classifyWindow(sample(blindA), sample(blindB), cfg).kind, 'clear', 'the same window without cpu.pressure: clear, as before');
-        starved++;
+        if (w.cpuShare >= cfg.cpuStarvedShare) {
+          assert.equal(w.kind, 'warm', seen.join('; '));
+          assert.equal(w.starved, true);
+          starved++;
+        } else {
+          assert.equal(w.kind, 'clear', `a window that waited less than ${cfg.cpuStarvedShare} for a CPU is clear: ${seen.join('; ')}`);
+          assert.notEqual(w.starved, true);
+        }
       }
       a = b;
     }
-    assert.equal(starved, 5, seen.join('; '));
-    tt.diagnostic(seen.join('; '));
+    tt.diagnostic(`${busy} busy on ${os.cpus().length} CPUs: ${seen.join('; ')}`);
+    assert.equal(starved, 5, `five windows whose task waited for a CPU at least ${cfg.cpuStarvedShare} of the window: ${seen.join('; ')}`);
   });
 });
