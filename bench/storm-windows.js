@@ -5,7 +5,8 @@
 // sbd took them (bench/guest/sbd-timing.js, SBD_TIMING=1: sbd-timing-windows.jsonl), in s from its
 // stall's onset (bench/stall-onset.js), beside that onset and the verdict; then the worst with each
 // onset moved past the windows sbd judged page cache (fuseAwareWorst), and past those too in which
-// the kernel measured the stall paused (under the clear line); then where sbd's samples went,
+// the kernel measured the stall paused (under the clear line); how long after each breach sbd
+// woke its feed (breachToWake); then where sbd's samples went,
 // 2 s at a time: feeds not judged yet against those judged (samplesByPhase).
 //   node bench/storm-windows.js RESULTS_DIR [N]      (the N slowest from the stall's onset, 5; a kept
 //   run's files may be gzipped)
@@ -100,6 +101,44 @@ function samplesByPhase(windows, binMs = 2000, onsetMs = 500) {
   return [...bins].filter(Boolean).map((b) => ({ fromS: b.fromS, onsetFeeds: b.onsetFeeds.size, onsetPerS: perS(b.onset), judgedPerS: perS(b.judged), stretchedPerS: perS(b.stretched) }));
 }
 
+/**
+ * How long after its brake was first breached (storm.tsv's onset: the harness's reading of
+ * memory.events.local on the kernel's notice) sbd woke each storm session's feed (pure): the first
+ * wake at or after the breach, of the feeds asleep then (no record of theirs in the `awakeMs`
+ * before it: a feed's windows come every 0.5-2 s, longer only stretched under a deadline). The
+ * harness and sbd watch the same file; the gap is sbd's own wait for its event loop
+ * (stall/sample-queue.ts). `rows`: storm.tsv's rows; `windows`: as slowestTimelines'. undefined
+ * without a storm session woken after its breach.
+ */
+function breachToWake(rows, windows, awakeMs = 2500) {
+  const byUnit = new Map();
+  for (const w of windows) (byUnit.get(w.u) ?? byUnit.set(w.u, []).get(w.u)).push(w);
+  const gaps = [];
+  let awake = 0;
+  for (const x of rows) {
+    if (x[0] !== 'storm' || !x[2]) continue;
+    const breach = Number(x[2]);
+    const own = byUnit.get(x[1]) ?? [];
+    if (own.some((w) => w.t < breach && w.t >= breach - awakeMs)) {
+      awake++;
+      continue;
+    }
+    const first = own.filter((w) => w.wake !== undefined && w.t >= breach).reduce((a, w) => Math.min(a, w.t), Infinity);
+    if (first !== Infinity) gaps.push({ unit: x[1], s: (first - breach) / 1000 });
+  }
+  if (gaps.length === 0) return undefined;
+  const sorted = gaps.map((g) => g.s).sort((a, b) => a - b);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  const worst = gaps.reduce((a, b) => (b.s > a.s ? b : a));
+  return { n: gaps.length, awake, p50: at(0.5), p90: at(0.9), max: worst.s, worstUnit: worst.unit };
+}
+
+/** breachToWake as one line. */
+function breachToWakeLine(r) {
+  if (r === undefined) return 'breach → wake: no storm session woken after its breach';
+  return `breach → wake (${r.n} sessions asleep at their breach, ${r.awake} awake left out): median ${r.p50.toFixed(2)} s, p90 ${r.p90.toFixed(2)} s, worst ${r.max.toFixed(2)} s (${r.worstUnit})`;
+}
+
 /** samplesByPhase as lines, up to the last bin with a feed not judged yet. */
 function samplesByPhaseLines(bins) {
   const last = bins.reduce((k, b, i) => (b.onsetFeeds > 0 ? i : k), -1);
@@ -115,6 +154,7 @@ function main(dir, n) {
   console.log(slowestTimelines(withOnsets, windows, n).join('\n'));
   console.log(fuseAwareLine(fuseAwareWorst(withOnsets, windows)));
   console.log(fuseAwareLine(fuseAwareWorst(withOnsets, windows, { paused: true }), true));
+  console.log(breachToWakeLine(breachToWake(rows, windows)));
   console.log(`samples per 2 s from the storm's first:\n${samplesByPhaseLines(samplesByPhase(windows)).join('\n')}`);
 }
 
@@ -127,4 +167,4 @@ if (require.main === module) {
   }
 }
 
-module.exports = { slowestTimelines, fuseAwareWorst, fuseAwareLine, samplesByPhase, samplesByPhaseLines };
+module.exports = { slowestTimelines, fuseAwareWorst, fuseAwareLine, breachToWake, breachToWakeLine, samplesByPhase, samplesByPhaseLines };

@@ -408,3 +408,29 @@ test('bench: storm-late-rule moves a verdict to the second hot window of a run h
   assert.equal(lateRuleVerdictAt([wake, first, w(1100, 'hot', 1, 1100)], 1200), undefined, 'no verdict: nothing to move');
   assert.equal(lateRuleVerdictAt([wake, first, w(1100, 'hot', 1, 1100), { t: 1500, u: 'a', wake: 'psi-trigger' }, { t: 1501, u: 'a', ev: 'first-sample' }, w(2100, 'hot', 1, 600), w(2700, 'hot', 1, 600, 'standing-still')], 1200), 2700, 'a new wake starts a new run');
 });
+
+test("bench: storm-windows breachToWake: each storm session's first wake at or after its brake's breach, median, p90 and worst", () => {
+  const { breachToWake, breachToWakeLine } = require('../../bench/storm-windows.js');
+  const rows = [
+    ['single', 'single1-0.scope', '900', '2500'],
+    ...Array.from({ length: 10 }, (_, i) => ['storm', `storm-${i}.scope`, '10000', '14000']),
+    ['storm', 'storm-10.scope', '', ''], // no breach seen
+    ['storm', 'storm-11.scope', '10000', '14000'], // awake at its breach: left out
+  ];
+  const windows = [
+    { t: 950, u: 'single1-0.scope', wake: 'own brake fired' },
+    { t: 6_000, u: 'storm-0.scope', wake: 'psi-trigger' }, // long before the breach: asleep again, not its wake
+    { t: 9_500, u: 'storm-10.scope', wake: 'psi-trigger' },
+    ...Array.from({ length: 10 }, (_, i) => ({ t: 10_000 + i * 100, u: `storm-${i}.scope`, wake: 'own brake fired' })),
+    { t: 12_000, u: 'storm-9.scope', wake: 'own brake fired' }, // a later wake: the first counts
+    { t: 10_050, u: 'storm-9.scope', ev: 'window' },
+    { t: 7_000, u: 'storm-0.scope', ev: 'window' },
+    { t: 9_600, u: 'storm-11.scope', ev: 'window' },
+    { t: 10_600, u: 'storm-11.scope', wake: 'own brake fired' },
+  ];
+  const r = breachToWake(rows, windows);
+  assert.deepEqual(r, { n: 10, awake: 1, p50: 0.5, p90: 0.9, max: 0.9, worstUnit: 'storm-9.scope' });
+  assert.equal(breachToWakeLine(r), 'breach → wake (10 sessions asleep at their breach, 1 awake left out): median 0.50 s, p90 0.90 s, worst 0.90 s (storm-9.scope)');
+  assert.equal(breachToWake(rows.slice(0, 1), windows), undefined, 'no storm session');
+  assert.match(breachToWakeLine(undefined), /no storm session woken/);
+});
