@@ -106,8 +106,8 @@ function samplesByPhase(windows, binMs = 2000, onsetMs = 500) {
  * memory.events.local on the kernel's notice) sbd woke each storm session's feed (pure): the first
  * wake at or after the breach, of the feeds asleep then (no record of theirs in the `awakeMs`
  * before it: a feed's windows come every 0.5-2 s, longer only stretched under a deadline). The
- * harness and sbd watch the same file; the gap is sbd's own wait for its event loop
- * (stall/sample-queue.ts). `rows`: storm.tsv's rows; `windows`: as slowestTimelines'. undefined
+ * harness and sbd watch the same file; the gap is sbd's own wait for its event loop (Node polls
+ * for I/O only after every due timer ran: bench/RESULTS.md, session 33). `rows`: storm.tsv's rows; `windows`: as slowestTimelines'. undefined
  * without a storm session woken after its breach.
  */
 function breachToWake(rows, windows, awakeMs = 2500) {

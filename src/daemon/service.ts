@@ -17,7 +17,6 @@ import { type FeedMode, type ServiceHealth, type SessionRow, type SliceRow, rowF
 import { heartbeatAge, readSessionFigures } from '../sessions/snapshot';
 import { StatusFigures } from './status-figures';
 import { AWAKE_FEEDS_OF_A_STORM, AwakeFeeds, SessionFeed } from '../stall/feed';
-import { SampleQueue } from '../stall/sample-queue';
 import { DbusUserManager } from '../systemd/user-manager';
 import { VERSION } from '../version';
 import { claimServiceName, exportService } from './bus-service';
@@ -135,7 +134,6 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
   const oomKills = new OomKillWatch({ tell: (i) => incidents.tell(i), observeOnly: config.observeOnly, heldEventsLocal: (s) => feeds.get(s.unit)?.heldText('memory.events.local') });
   const oomReads = new OomReads(oomKills);
   const feeds = new Map<string, SessionFeed>();
-  const sampleQueue = new SampleQueue(); // the awake feeds' windows, with the kernel's news polled between slices
   const awakeFeeds = new AwakeFeeds(); // a storm stretches running deadlines' windows (stall/feed.ts), and holds back the status re-read
   const statusFigures = new StatusFigures({ read: readSessionFigures, now: monotonicMs, turn: () => new Promise((resolve) => setImmediate(resolve)), deferReread: () => awakeFeeds.count >= AWAKE_FEEDS_OF_A_STORM });
   /** Each session's last verdict state, to tell the metrics when it moved. */
@@ -234,7 +232,6 @@ export async function startService(config: Config, bus: dbus.MessageBus, log: Lo
     const feed = new SessionFeed(s.cgroupDir, {
       config: config.detector,
       awake: awakeFeeds,
-      queue: sampleQueue,
       // the kernel's count (every session of the slice has its directory there); sbd's own only
       // when the slice cannot be read
       unitsInSlice: () => sliceCounts.get(path.dirname(s.cgroupDir)) ?? registry.countInSlice(s.slice),

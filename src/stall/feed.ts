@@ -12,7 +12,6 @@ import { CgroupGoneError, fullStallUsOf, type MemorySample, readMemorySample, Sa
 import type { DetectorConfig } from '../config/schema';
 import { type NativeError, PsiTrigger, type PsiTriggerSpec, PsiWindowError } from '../native';
 import { monotonicMs } from '../util/clock';
-import type { SampleQueue } from './sample-queue';
 import { type Cadence, type DetectorSample, type DetectorState, type Measure, type Verdict, cadenceOf, hintPaceMs, initialState, pressedInWindow, resumeFrom, step, windowMsOf } from './detector';
 
 /** How this session is fed: woken by a PSI trigger, or sampled on a timer. */
@@ -37,9 +36,6 @@ export interface FeedHost {
   openFiles?: (dir: string) => SampleReader;
   /** The service's count of awake PSI feeds, shared by all its feeds (none: this one alone). */
   awake?: AwakeFeeds;
-  /** The service's queue of due windows, shared by all its feeds (stall/sample-queue.ts); none:
-   * each window is taken in its timer's callback. */
-  queue?: SampleQueue;
 }
 
 /** A sample's files held open while the feed is awake. */
@@ -174,8 +170,6 @@ export class SessionFeed {
   private lastRaw: MemorySample | undefined;
   /** The last sample before the feed went to sleep (resumeFrom). */
   private sleptFrom: DetectorSample | undefined;
-  /** Its window timer's work with a queue: this feed's entry in it, the same function each time. */
-  private readonly takeQueued = (): void => void this.sample();
 
   constructor(
     private readonly cgroupDir: string,
@@ -248,8 +242,7 @@ export class SessionFeed {
     if (this.timer !== undefined && this.timerMs === ms) return;
     if (this.timer) clearInterval(this.timer);
     this.timerMs = ms;
-    const queue = this.host.queue;
-    this.timer = setInterval(queue === undefined ? () => this.sample() : () => queue.push(this.takeQueued), ms);
+    this.timer = setInterval(() => this.sample(), ms);
     this.timer.unref();
   }
 
@@ -427,7 +420,6 @@ export class SessionFeed {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.timerMs = 0;
-    this.host.queue?.delete(this.takeQueued); // a window due before it slept ends nothing now
     this.sleptFrom = this.state.last;
     this.state = { ...this.state, last: undefined };
   }
@@ -443,7 +435,6 @@ export class SessionFeed {
     this.closeFiles();
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    this.host.queue?.delete(this.takeQueued);
     this.trigger?.close();
     this.trigger = undefined;
   }

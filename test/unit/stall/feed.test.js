@@ -9,7 +9,6 @@ const os = require('node:os');
 const path = require('node:path');
 const { SessionFeed, cadenceUnderLoad, inHotRun, LATE_WINDOWS_UNDER_LOAD, FILES_LINGER_MS, DEADLINE_WINDOWS_STRETCH_UNDER_LOAD, windowPeriodMs, AwakeFeeds, AWAKE_FEEDS_OF_A_STORM } = require('../../../dist/stall/feed.js');
 const { SampleFiles, CgroupGoneError } = require('../../../dist/cgroup/read.js');
-const { SampleQueue } = require('../../../dist/stall/sample-queue.js');
 const { writeScopeFiles } = require('../../support/fake-cgroup');
 const { parseConfig } = require('../../../dist/config/load.js');
 
@@ -49,7 +48,7 @@ function kernfsLikeFiles(open) {
   };
 }
 
-function feedOn(dir, clock, open = { n: 0 }, samples = [], awake = undefined, queue = undefined) {
+function feedOn(dir, clock, open = { n: 0 }, samples = [], awake = undefined) {
   const verdicts = [];
   const logs = [];
   const trigger = { spec: undefined, fire: () => {}, gone: () => {}, closed: false };
@@ -70,7 +69,6 @@ function feedOn(dir, clock, open = { n: 0 }, samples = [], awake = undefined, qu
     log: (msg, fields) => logs.push({ msg, ...fields }),
     now: () => clock.t,
     awake,
-    queue,
   });
   return { feed, verdicts, logs, trigger };
 }
@@ -663,46 +661,4 @@ test('AwakeFeeds: a PSI feed counts itself in while its windows run and out once
   a.feed.stop();
   b.feed.stop();
   assert.equal(awake.count, 1, 'a second stop, and the stop of a sleeping feed, take nothing off');
-});
-
-test("with the service's queue a window timer only queues its sample; a window queued before the feed slept or stopped is not taken", (t) => {
-  t.mock.timers.enable({ apis: ['setInterval', 'setTimeout'] });
-  const cg = fakeCgroup();
-  const clock = { t: 0 };
-  /** @type {Array<() => void>} */
-  const slices = [];
-  const queue = new SampleQueue({ now: () => clock.t, defer: (next) => slices.push(next) });
-  const { feed, verdicts, trigger } = feedOn(cg.dir, clock, { n: 0 }, [], undefined, queue);
-  feed.start();
-  trigger.fire(); // the wake samples at once, in its own callback
-  assert.equal(verdicts.at(-1)?.event, 'first-sample');
-  assert.equal(feed.windowMs, cfg.onsetWindowS * 1000);
-  cg.set({ fullUs: 400_000, ownHigh: 50 });
-  clock.t = feed.windowMs;
-  t.mock.timers.tick(feed.windowMs);
-  assert.equal(verdicts.length, 1, 'the timer queued the window, it did not take it');
-  assert.equal(queue.size, 1);
-  t.mock.timers.tick(feed.windowMs); // due again before its slice: still one entry
-  assert.equal(queue.size, 1);
-  slices.shift()?.();
-  assert.equal(verdicts.length, 2);
-  assert.equal(verdicts.at(-1)?.window?.kind, 'hot', 'the slice took the window');
-  // Due, then the feed sleeps (a clear window taken by another path): the queued one is dropped.
-  t.mock.timers.tick(feed.windowMs);
-  assert.equal(queue.size, 1);
-  clock.t += 3 * cfg.windowS * 1000; // the trigger muted no more
-  feed.sample(); // no new stall: clear, asleep
-  assert.equal(feed.sampling, false);
-  assert.equal(queue.size, 0, 'asleep: its queued window taken out');
-  const before = verdicts.length;
-  while (slices.length) slices.shift()?.();
-  assert.equal(verdicts.length, before, 'no window taken on a sleeping feed');
-  assert.equal(feed.state.last, undefined, 'the next wake starts from a fresh sample, as without a queue');
-  // Awake again, due, then stopped: dropped too.
-  trigger.fire();
-  clock.t += feed.windowMs;
-  t.mock.timers.tick(feed.windowMs);
-  assert.equal(queue.size, 1);
-  feed.stop();
-  assert.equal(queue.size, 0, 'stopped: its queued window taken out');
 });
