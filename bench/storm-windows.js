@@ -6,7 +6,7 @@
 // stall's onset (bench/stall-onset.js), beside that onset and the verdict; then the worst with each
 // onset moved past the windows sbd judged page cache (fuseAwareWorst), and past those too in which
 // the kernel measured the stall paused (under the clear line); how long after each breach sbd
-// woke its feed (breachToWake); then where sbd's samples went,
+// woke its feed (breachToWake) and how long its onset windows were; then where sbd's samples went,
 // 2 s at a time: feeds not judged yet against those judged (samplesByPhase).
 //   node bench/storm-windows.js RESULTS_DIR [N]      (the N slowest from the stall's onset, 5; a kept
 //   run's files may be gzipped)
@@ -139,6 +139,24 @@ function breachToWakeLine(r) {
   return `breach → wake (${r.n} sessions asleep at their breach, ${r.awake} awake left out): median ${r.p50.toFixed(2)} s, p90 ${r.p90.toFixed(2)} s, worst ${r.max.toFixed(2)} s (${r.worstUnit})`;
 }
 
+/**
+ * How long the storm sessions' onset windows were, due 0.5 s (pure): median, p90 and longest, in
+ * s. Their length is the period sbd got round to each awake feed at; with breachToWake it shows
+ * where a storm's wait went (bench/RESULTS.md, session 33). undefined without one.
+ */
+function onsetWindowLengths(windows, onsetMs = 500) {
+  const s = windows.filter((w) => w.u.startsWith('storm') && w.timerMs === onsetMs && typeof w.ms === 'number').map((w) => w.ms / 1000).sort((a, b) => a - b);
+  if (s.length === 0) return undefined;
+  const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
+  return { n: s.length, p50: at(0.5), p90: at(0.9), max: s[s.length - 1] };
+}
+
+/** onsetWindowLengths as one line. */
+function onsetWindowLine(r) {
+  if (r === undefined) return 'onset windows: none';
+  return `onset windows (${r.n}, due 0.5 s): median ${r.p50.toFixed(2)} s, p90 ${r.p90.toFixed(2)} s, longest ${r.max.toFixed(2)} s`;
+}
+
 /** samplesByPhase as lines, up to the last bin with a feed not judged yet. */
 function samplesByPhaseLines(bins) {
   const last = bins.reduce((k, b, i) => (b.onsetFeeds > 0 ? i : k), -1);
@@ -155,6 +173,7 @@ function main(dir, n) {
   console.log(fuseAwareLine(fuseAwareWorst(withOnsets, windows)));
   console.log(fuseAwareLine(fuseAwareWorst(withOnsets, windows, { paused: true }), true));
   console.log(breachToWakeLine(breachToWake(rows, windows)));
+  console.log(onsetWindowLine(onsetWindowLengths(windows)));
   console.log(`samples per 2 s from the storm's first:\n${samplesByPhaseLines(samplesByPhase(windows)).join('\n')}`);
 }
 
@@ -167,4 +186,4 @@ if (require.main === module) {
   }
 }
 
-module.exports = { slowestTimelines, fuseAwareWorst, fuseAwareLine, breachToWake, breachToWakeLine, samplesByPhase, samplesByPhaseLines };
+module.exports = { slowestTimelines, fuseAwareWorst, fuseAwareLine, breachToWake, breachToWakeLine, onsetWindowLengths, onsetWindowLine, samplesByPhase, samplesByPhaseLines };

@@ -434,3 +434,19 @@ test("bench: storm-windows breachToWake: each storm session's first wake at or a
   assert.equal(breachToWake(rows.slice(0, 1), windows), undefined, 'no storm session');
   assert.match(breachToWakeLine(undefined), /no storm session woken/);
 });
+
+test("bench: storm-windows onsetWindowLengths: the storm sessions' onset windows' lengths, median, p90 and longest", () => {
+  const { onsetWindowLengths, onsetWindowLine } = require('../../bench/storm-windows.js');
+  const windows = [
+    ...Array.from({ length: 10 }, (_, i) => ({ t: i, u: `storm-${i}.scope`, timerMs: 500, ev: 'window', kind: 'hot', ms: 500 + i * 100 })),
+    { t: 20, u: 'storm-1.scope', timerMs: 2000, ev: 'window', kind: 'hot', ms: 9000 }, // a steady window: not counted
+    { t: 21, u: 'single1-0.scope', timerMs: 500, ev: 'window', kind: 'hot', ms: 9000 }, // not the storm's
+    { t: 22, u: 'storm-2.scope', wake: 'psi-trigger' },
+    { t: 23, u: 'storm-2.scope', ev: 'first-sample', timerMs: 0 },
+  ];
+  const r = onsetWindowLengths(windows);
+  assert.deepEqual(r, { n: 10, p50: 1.0, p90: 1.4, max: 1.4 });
+  assert.equal(onsetWindowLine(r), 'onset windows (10, due 0.5 s): median 1.00 s, p90 1.40 s, longest 1.40 s');
+  assert.equal(onsetWindowLengths([]), undefined);
+  assert.equal(onsetWindowLine(undefined), 'onset windows: none');
+});
