@@ -16,7 +16,7 @@ process.env.SB_VM_MEM ??= storm >= 100 ? '6144' : '3072';
 const { runGuestBench } = require('./guest-run');
 const { stormReport } = require('./storm-table');
 
-const pass = ['SINGLES', 'BRAKE_MIB', 'SBD_PROF', 'SBD_TIMING', 'SBD_TIMING_PSI', 'PREFILL', 'ACCOUNTING'].filter((k) => process.env[k]).map((k) => `export ${k}=${JSON.stringify(process.env[k])}\n`).join('');
+const pass = ['SINGLES', 'BRAKE_MIB', 'SBD_PROF', 'SBD_TIMING', 'SBD_TIMING_PSI', 'SBD_ROOT_WEIGHT', 'PREFILL', 'ACCOUNTING'].filter((k) => process.env[k]).map((k) => `export ${k}=${JSON.stringify(process.env[k])}\n`).join('');
 const tsv = runGuestBench('storm', `export STORM=${storm}\n${pass}bash /mnt/proj/bench/guest/storm.sh\n`);
 const rows = fs.readFileSync(tsv, 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
 const sbdFile = path.join(path.dirname(tsv), 'storm-sbd.txt');

@@ -13,6 +13,10 @@
 # $LAB_OUT/sbd-timing-windows.jsonl (bench/storm-windows.js).
 # SBD_TIMING_PSI=1 (with SBD_TIMING): each window's record carries its session's memory some/full and
 # cpu some stall totals and memory.current (bench/storm-psi.js).
+# SBD_ROOT_WEIGHT=N: a drop-in puts sbd.service in the user manager's root slice (-.slice), beside
+# the sessions' slice and systemd --user's init.scope, at CPUWeight=N (a what-if for sbd's share of
+# the CPU: bench/RESULTS.md, sessions 14 and 33); storm-sbd.txt's sbd_cgroup and sbd_cpu_weight say
+# what the kernel has.
 set -u
 STORM=${STORM:-50}
 SINGLES=${SINGLES:-5}
@@ -30,6 +34,12 @@ fi
 if [[ -n ${SBD_TIMING:-} ]]; then
   as mkdir -p /home/tester/.config/systemd/user/sbd.service.d
   printf '[Service]\nEnvironment=NODE_OPTIONS=--require=/mnt/proj/bench/guest/sbd-timing.js SBD_TIMING_OUT=/home/tester/sbd-timing.jsonl'"${SBD_TIMING_PSI:+ SBD_TIMING_PSI=1}"'\n' | as tee /home/tester/.config/systemd/user/sbd.service.d/91-timing.conf >/dev/null
+  as systemctl --user daemon-reload
+fi
+if [[ -n ${SBD_ROOT_WEIGHT:-} ]]; then
+  [[ $SBD_ROOT_WEIGHT =~ ^[0-9]+$ ]] || { echo "SBD_ROOT_WEIGHT=$SBD_ROOT_WEIGHT: a CPUWeight, 1-10000" >&2; exit 2; }
+  as mkdir -p /home/tester/.config/systemd/user/sbd.service.d
+  printf '[Service]\nSlice=-.slice\nCPUWeight=%s\n' "$SBD_ROOT_WEIGHT" | as tee /home/tester/.config/systemd/user/sbd.service.d/92-root-weight.conf >/dev/null
   as systemctl --user daemon-reload
 fi
 # Every second, the CPU time of each cgroup near the top (and of the user manager's children) and
