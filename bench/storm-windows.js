@@ -101,14 +101,22 @@ function samplesByPhase(windows, binMs = 2000, onsetMs = 500) {
   return [...bins].filter(Boolean).map((b) => ({ fromS: b.fromS, onsetFeeds: b.onsetFeeds.size, onsetPerS: perS(b.onset), judgedPerS: perS(b.judged), stretchedPerS: perS(b.stretched) }));
 }
 
+/** Count, median, p90 and largest of some numbers (pure); undefined when there are none. */
+function tailOf(xs) {
+  if (xs.length === 0) return undefined;
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
+  return { n: s.length, p50: at(0.5), p90: at(0.9), max: s[s.length - 1] };
+}
+
 /**
  * How long after its brake was first breached (storm.tsv's onset: the harness's reading of
  * memory.events.local on the kernel's notice) sbd woke each storm session's feed (pure): the first
  * wake at or after the breach, of the feeds asleep then (no record of theirs in the `awakeMs`
  * before it: a feed's windows come every 0.5-2 s, longer only stretched under a deadline). The
  * harness and sbd watch the same file; the gap is sbd's own wait for its event loop (Node polls
- * for I/O only after every due timer ran: bench/RESULTS.md, session 33). `rows`: storm.tsv's rows; `windows`: as slowestTimelines'. undefined
- * without a storm session woken after its breach.
+ * for I/O only after every due timer ran: bench/RESULTS.md, session 33). `rows`: storm.tsv's rows; `windows`:
+ * as slowestTimelines'. undefined without a storm session woken after its breach.
  */
 function breachToWake(rows, windows, awakeMs = 2500) {
   const byUnit = new Map();
@@ -126,11 +134,10 @@ function breachToWake(rows, windows, awakeMs = 2500) {
     const first = own.filter((w) => w.wake !== undefined && w.t >= breach).reduce((a, w) => Math.min(a, w.t), Infinity);
     if (first !== Infinity) gaps.push({ unit: x[1], s: (first - breach) / 1000 });
   }
-  if (gaps.length === 0) return undefined;
-  const sorted = gaps.map((g) => g.s).sort((a, b) => a - b);
-  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  const tail = tailOf(gaps.map((g) => g.s));
+  if (tail === undefined) return undefined;
   const worst = gaps.reduce((a, b) => (b.s > a.s ? b : a));
-  return { n: gaps.length, awake, p50: at(0.5), p90: at(0.9), max: worst.s, worstUnit: worst.unit };
+  return { ...tail, awake, worstUnit: worst.unit };
 }
 
 /** breachToWake as one line. */
@@ -145,10 +152,7 @@ function breachToWakeLine(r) {
  * where a storm's wait went (bench/RESULTS.md, session 33). undefined without one.
  */
 function onsetWindowLengths(windows, onsetMs = 500) {
-  const s = windows.filter((w) => w.u.startsWith('storm') && w.timerMs === onsetMs && typeof w.ms === 'number').map((w) => w.ms / 1000).sort((a, b) => a - b);
-  if (s.length === 0) return undefined;
-  const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
-  return { n: s.length, p50: at(0.5), p90: at(0.9), max: s[s.length - 1] };
+  return tailOf(windows.filter((w) => w.u.startsWith('storm') && w.timerMs === onsetMs && typeof w.ms === 'number').map((w) => w.ms / 1000));
 }
 
 /** onsetWindowLengths as one line. */

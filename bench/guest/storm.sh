@@ -37,7 +37,7 @@ if [[ -n ${SBD_TIMING:-} ]]; then
   as systemctl --user daemon-reload
 fi
 if [[ -n ${SBD_ROOT_WEIGHT:-} ]]; then
-  [[ $SBD_ROOT_WEIGHT =~ ^[0-9]+$ ]] || { echo "SBD_ROOT_WEIGHT=$SBD_ROOT_WEIGHT: a CPUWeight, 1-10000" >&2; exit 2; }
+  [[ $SBD_ROOT_WEIGHT =~ ^[1-9][0-9]*$ ]] && ((SBD_ROOT_WEIGHT <= 10000)) || { echo "SBD_ROOT_WEIGHT=$SBD_ROOT_WEIGHT: a CPUWeight, 1-10000" >&2; exit 2; }
   as mkdir -p /home/tester/.config/systemd/user/sbd.service.d
   printf '[Service]\nSlice=-.slice\nCPUWeight=%s\n' "$SBD_ROOT_WEIGHT" | as tee /home/tester/.config/systemd/user/sbd.service.d/92-root-weight.conf >/dev/null
   as systemctl --user daemon-reload
