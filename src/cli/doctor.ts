@@ -50,7 +50,8 @@ export async function runChecks(env: NodeJS.ProcessEnv, configFile: string | und
   });
   if (mgr) {
     const weightOf = (dir: string): string | undefined => readOr(path.join(mgr, dir, 'cpu.weight'), undefined);
-    checks.push(cpuCheck(readOr(path.join(mgr, 'cgroup.controllers'), ''), weightOf(SLICE_UNIT), mgr, { [SBD_SLICE]: weightOf(SBD_SLICE), [MANAGER_SCOPE]: weightOf(MANAGER_SCOPE) }));
+    const sbdGroup = sbdGroupName((name) => fs.existsSync(path.join(mgr, name, 'cgroup.procs')));
+    checks.push(cpuCheck(readOr(path.join(mgr, 'cgroup.controllers'), ''), weightOf(SLICE_UNIT), mgr, { [sbdGroup]: weightOf(sbdGroup), [MANAGER_SCOPE]: weightOf(MANAGER_SCOPE) }));
   }
 
   const psi = fs.existsSync('/proc/pressure/memory');
@@ -124,16 +125,25 @@ export function sbdUnitCheck(activeState: string | undefined, file: string | und
   return { name: 'sbd unit', ok: activeState === 'active', detail, fix: 'sbctl install --now' };
 }
 
-/** The user manager's children the sessions' slice yields to: sbd's slice (units/sbd.service has
- * no Slice=, so systemd puts it in app.slice) and systemd --user's own scope. */
-const SBD_SLICE = 'app.slice';
+/** The user manager's children the sessions' slice yields to: sbd's own group (units/sbd.service
+ * puts it in the root slice, so sbd.service sits straight under the manager; a unit installed
+ * before that change runs in app.slice) and systemd --user's own scope. */
+const SBD_GROUP = SERVICE_UNIT;
+const SBD_OLD_SLICE = 'app.slice';
 const MANAGER_SCOPE = 'init.scope';
+
+/** Which of the manager's children holds sbd (pure over the names present): its own group, or
+ * app.slice, where sbd ran before units/sbd.service had Slice=-.slice (and where it runs from a
+ * unit installed then). */
+export function sbdGroupName(present: (name: string) => boolean): string {
+  return present(SBD_GROUP) ? SBD_GROUP : SBD_OLD_SLICE;
+}
 
 /**
  * The sessions' share of the CPU beside sbd (pure): units/sessions.slice's CPUWeight (a fifth of
  * its siblings') counts only where the user manager has the cpu controller (`offered`: its
  * cgroup.controllers). `weight`: the slice's cpu.weight as the kernel has it, undefined while the
- * slice is not running; `siblings`: the cpu.weight of sbd's slice and systemd --user's scope, as
+ * slice is not running; `siblings`: the cpu.weight of sbd's group and systemd --user's scope, as
  * read (undefined: not there). Without a lighter slice, in a storm of sessions against their
  * brakes, sbd and systemd --user wait for a CPU behind the sessions' processes (bench/RESULTS.md,
  * issue 15 item 5).

@@ -5,14 +5,15 @@
 // 46 (the weight in force), and bench:storm.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { cpuCheck, formatChecks } = require('../../../dist/cli/doctor.js');
+const { cpuCheck, formatChecks, sbdGroupName } = require('../../../dist/cli/doctor.js');
 
 const MGR = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service';
 
 test('doctor, cpu delegated and the sessions\' slice running: OK, with its weight and its siblings\' as the kernel has them', () => {
-  const c = cpuCheck('cpuset cpu io memory pids', '20', MGR, { 'app.slice': '100', 'init.scope': '100' });
+  const c = cpuCheck('cpuset cpu io memory pids', '20', MGR, { 'sbd.service': '1000', 'init.scope': '100' });
   assert.equal(c.ok, true);
-  assert.equal(c.detail, `${MGR}/sessions.slice: cpu.weight 20 (app.slice: 100, init.scope: 100), so the sessions yield the CPU to sbd and systemd --user`);
+  assert.equal(c.detail, `${MGR}/sessions.slice: cpu.weight 20 (sbd.service: 1000, init.scope: 100), so the sessions yield the CPU to sbd and systemd --user`);
+  assert.match(cpuCheck('cpu memory', '20', MGR, { 'app.slice': '100', 'init.scope': '100' }).detail, /cpu\.weight 20 \(app\.slice: 100, init\.scope: 100\)/, 'sbd from a unit installed before Slice=-.slice');
   assert.match(cpuCheck('cpu memory', '20', MGR, { 'app.slice': undefined }).detail, /cpu\.weight 20 \(its siblings' not readable\)/);
 });
 
@@ -37,6 +38,12 @@ test('doctor, no cpu controller for the user manager: FAIL, naming the cgroup, t
   assert.match(c.detail, new RegExp(`^${MGR}: no cpu controller \\("memory pids"\\)`));
   assert.match(c.detail, /sbd judges late/);
   assert.match(formatChecks([c]), /\n      fix: add Delegate=cpu to user@\.service/);
+});
+
+test('doctor, sbd\'s group: sbd.service straight under the manager where it runs so (units/sbd.service, Slice=-.slice), else app.slice, where an older unit put it', () => {
+  assert.equal(sbdGroupName((name) => name === 'sbd.service' || name === 'app.slice'), 'sbd.service');
+  assert.equal(sbdGroupName((name) => name === 'app.slice'), 'app.slice');
+  assert.equal(sbdGroupName(() => false), 'app.slice', 'sbd not running: app.slice, which holds the user\'s other services');
 });
 
 test('doctor, a controller whose name only contains cpu (cpuset) is not cpu', () => {

@@ -79,7 +79,7 @@ test('the hardening is in force, and under it sbd raises a brake and runs the no
   t.diagnostic(`systemd-analyze --user security sbd.service: ${score}`);
 });
 
-test("the CPU when short: the sessions' slice yields it (CPUWeight=20) to sbd and systemd --user, siblings of the default weight under the user manager, which hands cpu down", labOnly, async (t) => {
+test("the CPU when short: the sessions' slice yields it (CPUWeight=20) to sbd (its own group in the manager's root slice, CPUWeight=1000) and systemd --user (init.scope, the default weight), under the user manager, which hands cpu down", labOnly, async (t) => {
   await startSbd({});
   t.after(() => stopSessions('cpuw1'));
   runSession('cpuw1', ['--memory-high', '256M'], ['sleep', '120']);
@@ -89,10 +89,14 @@ test("the CPU when short: the sessions' slice yields it (CPUWeight=20) to sbd an
   assert.equal(fs.readFileSync(path.join(SLICE_DIR, 'cpu.weight'), 'utf8').trim(), '20', "the kernel's cpu.weight of the sessions' slice");
   const userManager = path.dirname(SLICE_DIR);
   assert.match(fs.readFileSync(path.join(userManager, 'cgroup.subtree_control'), 'utf8'), /\bcpu\b/, 'the user manager hands cpu to its children');
-  // sbd's group (app.slice) and systemd --user's own (init.scope) are the slice's siblings, at the default weight
-  const sbdGroup = path.join('/sys/fs/cgroup', show('ControlGroup').ControlGroup.split('/').slice(0, -1).join('/'));
-  assert.equal(path.dirname(sbdGroup), userManager, "sbd's slice is a sibling of the sessions' slice");
-  for (const dir of [sbdGroup, path.join(userManager, 'init.scope')]) assert.equal(fs.readFileSync(path.join(dir, 'cpu.weight'), 'utf8').trim(), '100', `${dir}: the default weight`);
+  const props = show('ControlGroup', 'Slice', 'CPUWeight');
+  assert.equal(props.Slice, '-.slice', "sbd.service in the user manager's root slice, as units/sbd.service has it");
+  assert.equal(props.CPUWeight, '1000', 'CPUWeight=1000 as units/sbd.service has it');
+  const sbdGroup = path.join('/sys/fs/cgroup', props.ControlGroup);
+  assert.equal(path.dirname(sbdGroup), userManager, "sbd's own group is a sibling of the sessions' slice");
+  assert.equal(path.basename(sbdGroup), 'sbd.service');
+  assert.equal(fs.readFileSync(path.join(sbdGroup, 'cpu.weight'), 'utf8').trim(), '1000', "the kernel's cpu.weight of sbd's group");
+  assert.equal(fs.readFileSync(path.join(userManager, 'init.scope', 'cpu.weight'), 'utf8').trim(), '100', "systemd --user's init.scope: the default weight");
   const doctor = sbctl('doctor');
-  assert.match(doctor.stdout, /OK\s+cpu delegated\s+\S+sessions\.slice: cpu\.weight 20 \(app\.slice: 100, init\.scope: 100\)/, doctor.stdout);
+  assert.match(doctor.stdout, /OK\s+cpu delegated\s+\S+sessions\.slice: cpu\.weight 20 \(sbd\.service: 1000, init\.scope: 100\)/, doctor.stdout);
 });
