@@ -15,11 +15,16 @@ const path = require('node:path');
 const { spread, textOf, keptFile } = require('./lib');
 const { withStallOnsets, pressureOf } = require('./storm-table');
 
+/** Under the anon fuse, what the rest of the window's charge was: page cache (`pc`, recorded since
+ * session 35) and the remainder, kernel memory and the like. */
+const restOf = (w) => (w.pc === undefined || w.anon === undefined || w.anon >= 0.9 ? '' : ` (page cache ${w.pc.toFixed(2)}, other ${Math.max(0, 1 - w.anon - w.pc).toFixed(2)})`);
+
 /**
  * One line per storm session among the `n` slowest from its stall's onset to its verdict (pure).
  * `rows`: storm.tsv's rows with the stall onset as 5th column (withStallOnsets); `windows`: the
  * feeds' records ({ t, u, wake } or { t, u, timerMs, late, ev, kind, ms, share, anon, why, hot };
- * anon and why only in records of runs since session 18's second storm, why only of clear windows).
+ * anon and why only in records of runs since session 18's second storm, why only of clear windows;
+ * pc, the page cache's share of the charge, since session 35's).
  */
 function slowestTimelines(rows, windows, n) {
   const lag = (x) => (Number(x[3]) - Number(x[4])) / 1000;
@@ -29,7 +34,7 @@ function slowestTimelines(rows, windows, n) {
     const at = (t) => ((t - stall) / 1000).toFixed(1);
     const steps = windows.filter((w) => w.u === x[1] && w.t >= stall - 3000 && w.t <= Number(x[3]) + 500).map((w) => {
       if (w.wake !== undefined) return `${at(w.t)} wake (${w.wake})`;
-      const kind = w.kind === undefined ? w.ev : `${w.kind}${w.share === undefined ? '' : ` ${w.share.toFixed(2)}`}${w.anon === undefined ? '' : ` anon ${w.anon.toFixed(2)}`}${w.cpu === undefined ? '' : ` cpu ${w.cpu.toFixed(2)}`}${w.starved ? ' starved' : ''}${w.why === undefined ? '' : ` (${w.why})`}`;
+      const kind = w.kind === undefined ? w.ev : `${w.kind}${w.share === undefined ? '' : ` ${w.share.toFixed(2)}`}${w.anon === undefined ? '' : ` anon ${w.anon.toFixed(2)}`}${restOf(w)}${w.cpu === undefined ? '' : ` cpu ${w.cpu.toFixed(2)}`}${w.starved ? ' starved' : ''}${w.why === undefined ? '' : ` (${w.why})`}`;
       return `${at(w.t)} ${w.ms === undefined ? '' : `${(w.ms / 1000).toFixed(1)} s `}${kind}${w.timerMs ? ` [${w.timerMs / 1000} s timer, late ${w.late}]` : ''}${w.ev === 'standing-still' ? ' VERDICT' : ''}`;
     });
     return `${x[1]}: lag ${lag(x).toFixed(1)} s, brake at ${at(Number(x[2]))}: ${steps.join('; ')}`;

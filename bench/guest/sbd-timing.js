@@ -82,11 +82,25 @@ function psiTotals(dir) {
   const cur = /^\d+/.exec(text('memory.current'));
   return { memSomeUs: total(mem, 'some'), memFullUs: total(mem, 'full'), cpuSomeUs: total(text('cpu.pressure'), 'some'), currentB: cur ? Number(cur[0]) : undefined };
 }
+// The window's end sample's page cache ((file - shmem) / current): what the rest of a window under
+// the anon fuse was made of, page cache or (1 - anon - pc) kernel memory (bench/storm-windows.js).
+// The sample is the one the detector's step was given (a clear window's feed drops its state).
+function memoryShares(s) {
+  return s === undefined || !(s.currentBytes > 0) ? {} : { pc: (s.fileBytes - s.shmemBytes) / s.currentBytes };
+}
+let stepSample;
+const detectorModule = mod('stall/detector.js');
+const stepOf = detectorModule.step;
+detectorModule.step = function (state, sample, ...rest) {
+  stepSample = sample;
+  return stepOf.call(this, state, sample, ...rest);
+};
 const sampleOf = feed.sample;
 feed.sample = function () {
   const timerMs = this.timerMs;
+  stepSample = undefined;
   const v = sampleOf.call(this);
-  if (v !== undefined) windows.push({ t: Date.now(), u: path.basename(this.cgroupDir), timerMs, late: this.lateInARow, ev: v.event, kind: v.window?.kind, ms: v.window?.windowMs, share: v.window?.share, anon: v.window?.anonShare, cpu: v.window?.cpuShare, starved: v.window?.starved, why: v.window?.kind === 'clear' ? v.window.reason : undefined, hot: v.hotWindows, ...(psiFiles ? psiTotals(this.cgroupDir) : {}) });
+  if (v !== undefined) windows.push({ t: Date.now(), u: path.basename(this.cgroupDir), timerMs, late: this.lateInARow, ev: v.event, kind: v.window?.kind, ms: v.window?.windowMs, share: v.window?.share, anon: v.window?.anonShare, cpu: v.window?.cpuShare, starved: v.window?.starved, why: v.window?.kind === 'clear' ? v.window.reason : undefined, hot: v.hotWindows, ...memoryShares(stepSample), ...(psiFiles ? psiTotals(this.cgroupDir) : {}) });
   return v;
 };
 wrap(feed, 'sample', 'feed.sample');

@@ -330,6 +330,9 @@ test("bench: the storm's slowest sessions' wakes and windows from their stall's 
   // a window warm only for its wait for a CPU (since session 28: cpu share and starved recorded)
   const starved = slowestTimelines(rows, [{ t: 11_000, u: 'storm-1.scope', timerMs: 500, late: 0, ev: 'window', kind: 'warm', ms: 500, share: 0, anon: 1, cpu: 0.87, starved: true, hot: 1 }], 1);
   assert.equal(starved[0], 'storm-1.scope: lag 4.5 s, brake at 0.0: 1.0 0.5 s warm 0.00 anon 1.00 cpu 0.87 starved [0.5 s timer, late 0]');
+  // under the fuse, the rest of the charge (since session 35: pc recorded): page cache, and the other
+  const fuse = slowestTimelines(rows, [{ t: 11_000, u: 'storm-1.scope', timerMs: 500, late: 0, ev: 'window', kind: 'clear', ms: 500, share: 0.66, anon: 0.886, pc: 0.004, hot: 0 }, { t: 11_500, u: 'storm-1.scope', ev: 'window', kind: 'hot', share: 0.9, anon: 1, pc: 0, hot: 1 }], 1);
+  assert.equal(fuse[0], 'storm-1.scope: lag 4.5 s, brake at 0.0: 1.0 0.5 s clear 0.66 anon 0.89 (page cache 0.00, other 0.11) [0.5 s timer, late 0]; 1.5 hot 0.90 anon 1.00');
 });
 
 test("bench: the storm's worst with each onset moved past the windows sbd judged page cache (the anon fuse open)", () => {
