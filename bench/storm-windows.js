@@ -15,9 +15,12 @@ const path = require('node:path');
 const { spread, textOf, keptFile } = require('./lib');
 const { withStallOnsets, pressureOf } = require('./storm-table');
 
+/** design.md §4's anon fuse, sbd's default detector.anonFuse: the records carry the share, not the line. */
+const ANON_FUSE = 0.9;
+
 /** Under the anon fuse, what the rest of the window's charge was: page cache (`pc`, recorded since
  * session 35) and the remainder, kernel memory and the like. */
-const restOf = (w) => (w.pc === undefined || w.anon === undefined || w.anon >= 0.9 ? '' : ` (page cache ${w.pc.toFixed(2)}, other ${Math.max(0, 1 - w.anon - w.pc).toFixed(2)})`);
+const restOf = (w) => (w.pc === undefined || w.anon === undefined || w.anon >= ANON_FUSE ? '' : ` (page cache ${w.pc.toFixed(2)}, other ${Math.max(0, 1 - w.anon - w.pc).toFixed(2)})`);
 
 /**
  * One line per storm session among the `n` slowest from its stall's onset to its verdict (pure).
@@ -49,7 +52,7 @@ function slowestTimelines(rows, windows, n) {
  * its stall's onset and its verdict, when there is one. `rows` and `windows` as slowestTimelines';
  * windows without an anon share (runs before session 18's second storm) move nothing.
  */
-function fuseAwareWorst(rows, windows, { fuse = 0.9, clear = 0.1, paused = false } = {}) {
+function fuseAwareWorst(rows, windows, { fuse = ANON_FUSE, clear = 0.1, paused = false } = {}) {
   const byUnit = new Map();
   for (const w of windows) if (w.anon !== undefined && w.share !== undefined) (byUnit.get(w.u) ?? byUnit.set(w.u, []).get(w.u)).push(w);
   // `paused`: a window the kernel measured under the clear line (the stall paused) moves it too

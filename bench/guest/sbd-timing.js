@@ -108,7 +108,7 @@ wrap(feed, 'wake', 'feed.wake');
 wrap(mod('cgroup/read.js').SampleFiles.prototype, 'read', 'feed.read');
 wrap(mod('cgroup/read.js'), 'readMemorySample', 'feed.readByPath');
 wrap(mod('cgroup/read.js').SampleFiles, 'open', 'feed.open');
-wrap(mod('stall/detector.js'), 'step', 'detector.step');
+wrap(detectorModule, 'step', 'detector.step');
 wrap(mod('daemon/controller.js').BrakeController.prototype, 'onVerdict', 'controller.onVerdict');
 wrap(mod('cgroup/slice-count.js').SliceCounts.prototype, 'get', 'sliceCount.get');
 wrap(mod('slice/read.js'), 'readSliceSample', 'slice.read');
